@@ -1,0 +1,94 @@
+"""Timing primitives: a result value with spread, and in-process loops that keep the GC out of the timings.
+
+Everything is ``time.perf_counter_ns``. Values are medians; the spread is half the range of the repeated
+values relative to the median (``±4%`` = the repetitions lay within 4% either side). On a shared 2-core
+machine the absolute numbers drift with the load; the ratios, measured side by side in one run with the
+implementations interleaved round by round, are what to read.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+now = time.perf_counter_ns
+
+
+@dataclass(slots=True)
+class Result:
+    """One cell of the table: a median value (in ``unit``) or a note saying why there is none."""
+
+    value: float | None
+    unit: str
+    spread: float | None = None  # relative half-range, 0.04 = ±4%
+    note: str = ""
+    runs: list[float] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"value": self.value, "unit": self.unit, "spread": self.spread, "note": self.note, "runs": self.runs}
+
+
+def summarize(values: Sequence[float], unit: str, note: str = "") -> Result:
+    """Median of ``values`` with its relative half-range as the spread."""
+    if not values:
+        return Result(None, unit, note=note or "no data")
+    med = statistics.median(values)
+    spread = (max(values) - min(values)) / 2 / med if med > 0 and len(values) > 1 else None
+    return Result(med, unit, spread, note, [round(v, 4) for v in values])
+
+
+def percentile_spread(values: Sequence[float], unit: str) -> Result:
+    """Median with the 10th-90th percentile half-range as spread (for many noisy repetitions)."""
+    if len(values) < 5:
+        return summarize(values, unit)
+    qs = statistics.quantiles(values, n=10)
+    med = statistics.median(values)
+    spread = (qs[-1] - qs[0]) / 2 / med if med > 0 else None
+    return Result(med, unit, spread, "", [round(v, 4) for v in values[:50]])
+
+
+class NoGC:
+    """Keep the cyclic GC out of a timed section, as ``timeit`` does; collect before it instead."""
+
+    def __enter__(self) -> None:
+        gc.collect()
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.was:
+            gc.enable()
+
+
+def time_checks(check: Callable[[Any, str, str], bool], parsed: Any, urls: Sequence[str], agent: str, reps: int) -> float:
+    """Median over ``reps`` passes of the mean ns per URL for one parsed file."""
+    passes = []
+    for _ in range(reps):
+        t0 = now()
+        for url in urls:
+            check(parsed, url, agent)
+        passes.append((now() - t0) / len(urls))
+    return statistics.median(passes)
+
+
+def time_parse(
+    parse: Callable[[bytes], Any], check: Callable[[Any, str, str], bool], body: bytes, url: str, agent: str, reps: int
+) -> tuple[float, float]:
+    """Median ns of parse, and of parse + first check, timed in one sequence so the file is parsed once per rep."""
+    parse_ns, first_ns = [], []
+    for _ in range(reps):
+        t0 = now()
+        parsed = parse(body)
+        t1 = now()
+        if url:
+            check(parsed, url, agent)
+        t2 = now()
+        parse_ns.append(t1 - t0)
+        first_ns.append(t2 - t0)
+        if t2 - t0 > 5_000_000:  # a big file: one repetition per round is plenty
+            break
+    return statistics.median(parse_ns), statistics.median(first_ns)

@@ -1,0 +1,212 @@
+"""`RobotsTxt`, the parsed file, and `parse`, the entry point of the core.
+
+A `RobotsTxt` is immutable: it holds the profile-neutral parse and builds each profile
+family's `View` on first use (a cache, not state: two threads racing build equal views).
+It pickles as its input bytes and options and is parsed again on load, which keeps pickles
+small and always consistent with the running version.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from robotskit._lexer import DEFAULT_MAX_BYTES, lex
+from robotskit._model import Decision, Diagnostic, Group, Line, Record
+from robotskit.agents import Agent
+from robotskit.extensions import (
+    CRAWL_DELAY_KEYS,
+    REQUEST_RATE_KEYS,
+    RequestRate,
+    parse_crawl_delay,
+    parse_request_rate,
+)
+from robotskit.matcher import View, decide, is_allowed
+from robotskit.parser import parse_file
+from robotskit.profiles import Profile, get_profile, profile_for_url
+
+if TYPE_CHECKING:
+    from robotskit.ai_prefs import ContentSignal, ContentUsage
+
+AgentLike = str | Agent | None
+
+
+class RobotsTxt:
+    """A parsed robots.txt. Build it with `robotskit.parse`; never raises on content."""
+
+    __slots__ = ("_body", "_lines", "_max_bytes", "_parsed", "_profile", "_robots_url", "_views")
+
+    def __init__(
+        self,
+        data: bytes | str,
+        profile: str | None = None,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        robots_url: str | None = None,
+    ) -> None:
+        if not isinstance(data, (bytes, bytearray, memoryview, str)):
+            raise TypeError(f"robots.txt data must be bytes or str, not {type(data).__name__}")
+        if not isinstance(data, str):
+            data = bytes(data)
+        self._body = data
+        self._profile: Profile | None = get_profile(profile) if profile is not None else None
+        self._max_bytes = max_bytes
+        self._robots_url = robots_url
+        self._parsed = parse_file(data, max_bytes, robots_url)
+        self._views: dict[str, View] = {}
+        self._lines: tuple[Line, ...] | None = None
+
+    # -- decisions ---------------------------------------------------------------------------
+
+    def _resolve(self, url: str) -> tuple[View, Profile]:
+        profile = self._profile or profile_for_url(url)
+        view = self._views.get(profile.family)
+        if view is None:
+            view = self._views[profile.family] = View(self._parsed, profile)
+        return view, profile
+
+    def allowed(self, url: str, agent: AgentLike = None) -> bool:
+        """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
+        view, profile = self._resolve(url)
+        return is_allowed(view, profile, url, agent)
+
+    def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
+        """Like `allowed`, with the deciding rule, groups and reason; `explain` lists every match too."""
+        view, profile = self._resolve(url)
+        return decide(view, profile, url, agent, explain=explain)
+
+    def groups_for(self, agent: AgentLike = None, url: str = "/") -> tuple[Group, ...]:
+        """The groups whose rules apply to `agent` (in the profile that governs `url`)."""
+        view, profile = self._resolve(url)
+        plan = view.plan(profile, agent)
+        seen: dict[int, Group] = {}
+        for judgement in plan.judgements:
+            for group in judgement.groups:
+                seen.setdefault(group.index, group)
+        return tuple(seen.values())
+
+    # -- what the file says ---------------------------------------------------------------------
+
+    @property
+    def profile(self) -> str | None:
+        """The profile chosen at parse time, or None: chosen per URL (gemini for gemini://, else rfc9309)."""
+        return self._profile.name if self._profile is not None else None
+
+    def _default_view(self) -> View:
+        return self._resolve("/")[0]
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        """Every group, in file order, as the parse profile (rfc9309 when none) reads it."""
+        return self._default_view().groups
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        """Every line that is not a rule, user-agent or sitemap line, with its group (SPEC 5)."""
+        return self._parsed.records
+
+    @property
+    def sitemaps(self) -> tuple[str, ...]:
+        """Sitemap URLs in file order, duplicates removed, relative ones resolved against robots_url."""
+        return self._parsed.sitemaps
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Problems found while parsing, with line numbers (see docs/lint.md for the codes)."""
+        found = self._parsed.diagnostics + self._default_view().diagnostics
+        return tuple(sorted(found, key=lambda d: (d.line, d.code)))
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        """One `Line` event per physical line (built on first use)."""
+        if self._lines is None:
+            self._lines = lex(self._body, max(self._max_bytes, DEFAULT_MAX_BYTES))
+        return self._lines
+
+    @property
+    def truncated(self) -> bool:
+        """True if the input was larger than the size limit and its tail was not read."""
+        return self._parsed.truncated
+
+    @property
+    def size(self) -> int:
+        """Size of the input in bytes."""
+        return self._parsed.size
+
+    @property
+    def body(self) -> bytes:
+        """The input as bytes."""
+        body = self._body
+        return body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+
+    @property
+    def robots_url(self) -> str | None:
+        return self._robots_url
+
+    @property
+    def line_count(self) -> int:
+        return self._parsed.line_count
+
+    # -- records for an agent -------------------------------------------------------------------
+
+    def _group_records(self, agent: AgentLike, keys: frozenset[str]) -> list[Record]:
+        positions = {group.index for group in self.groups_for(agent)}
+        return [r for r in self._parsed.records if r.key in keys and r.group in positions]
+
+    def crawl_delay(self, agent: AgentLike = None) -> float | None:
+        """Seconds between requests asked of `agent` by its groups (first valid value), or None."""
+        for record in self._group_records(agent, CRAWL_DELAY_KEYS):
+            seconds = parse_crawl_delay(record.value)
+            if seconds is not None:
+                return seconds
+        return None
+
+    def request_rate(self, agent: AgentLike = None) -> RequestRate | None:
+        """The request rate asked of `agent` by its groups (first valid value), or None."""
+        for record in self._group_records(agent, REQUEST_RATE_KEYS):
+            rate = parse_request_rate(record.value, record.line)
+            if rate is not None:
+                return rate
+        return None
+
+    def content_signal(self, agent: AgentLike = None) -> ContentSignal | None:
+        """Cloudflare Content-Signal preferences that apply to `agent` (see robotskit.ai_prefs)."""
+        from robotskit.ai_prefs import content_signal  # noqa: PLC0415 - keeps the core import light
+
+        return content_signal(self, agent)
+
+    def content_usage(self, url: str, agent: AgentLike = None) -> ContentUsage | None:
+        """IETF AI-preferences Content-Usage that applies to `url` for `agent` (see robotskit.ai_prefs)."""
+        from robotskit.ai_prefs import content_usage  # noqa: PLC0415 - keeps the core import light
+
+        return content_usage(self, url, agent)
+
+    # -- value semantics ------------------------------------------------------------------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self._body, self.profile, self._max_bytes, self._robots_url))
+
+    def __repr__(self) -> str:
+        return (
+            f"<RobotsTxt profile={self.profile or 'auto'} groups={len(self._parsed.groups)} "
+            f"size={self.size} truncated={self.truncated}>"
+        )
+
+
+def _restore(body: bytes | str, profile: str | None, max_bytes: int, robots_url: str | None) -> RobotsTxt:
+    return RobotsTxt(body, profile, max_bytes=max_bytes, robots_url=robots_url)
+
+
+def parse(
+    data: bytes | str,
+    profile: str | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    robots_url: str | None = None,
+) -> RobotsTxt:
+    """Parse a robots.txt body. Never raises on content.
+
+    `profile`: "rfc9309", "google", "gemini", or None to choose per URL at decision time
+    (gemini for gemini:// URLs, rfc9309 otherwise). `max_bytes`: how much to read (at least
+    500 KiB). `robots_url`: where the file came from, to resolve relative sitemap URLs.
+    """
+    return RobotsTxt(data, profile, max_bytes=max_bytes, robots_url=robots_url)

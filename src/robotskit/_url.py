@@ -1,0 +1,142 @@
+"""The path a rule is matched against, and the percent-normalisation both sides go through.
+
+Owns: extracting path + params + query from a URL (Google's GetPathParamsQuery, which every
+profile uses), and the two normalisations of SPEC.md section 1: the `google` escaping
+(upper-case `%xx`, percent-encode bytes >= 0x80, decode nothing) and the `rfc9309` one (also
+decode `%xx` of unreserved characters, so `%7E` and `~` meet). Pure functions, no I/O.
+
+Pattern values arrive from the lexer as latin-1 text, one character per byte of the file, so a
+character >= U+0080 here stands for one raw byte. URLs arrive as ordinary text and are encoded
+as UTF-8 before escaping.
+"""
+
+from __future__ import annotations
+
+import re
+
+_HEX = "0123456789ABCDEFabcdef"
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PCT_ESCAPES = tuple(f"%{i:02X}" for i in range(256))
+
+# Anything the rfc9309 normalisation could change in a path: '%', non-ASCII, controls, space,
+# and the two characters that are special in patterns ('*', '$'), which a path must carry
+# escaped so that a pattern can only match them when it spells them `%2A` / `%24` (RFC 9309 2.2.3).
+_PATH_NEEDS_WORK = re.compile(r"[^!-~]|[%*$]")
+# The same for patterns, where '*' is a wildcard and '$' is looked at separately.
+_PATTERN_NEEDS_WORK = re.compile(r"[^!-~]|[%$]")
+_GOOGLE_PATTERN_NEEDS_WORK = re.compile(r"[^\x00-\x7f]|%[0-9A-Fa-f]{2}")
+
+
+def path_params_query(url: str) -> str:
+    """Return the path, params and query of `url`, without the fragment (SPEC.md 3).
+
+    A port of Google's GetPathParamsQuery: a leading `//` is skipped; `://` marks the end of
+    the scheme only if no `/`, `?` or `;` comes before it; the result always starts with `/`
+    (an empty path, or one starting at `?` or `;`, gets a `/` in front).
+    """
+    search_start = 2 if url.startswith("//") else 0
+    early_path = _find_first_of(url, "/?;", search_start)
+    protocol_end = url.find("://", search_start)
+    if protocol_end == -1 or (early_path != -1 and early_path < protocol_end):
+        protocol_end = search_start
+    else:
+        protocol_end += 3
+    path_start = _find_first_of(url, "/?;", protocol_end)
+    if path_start == -1:
+        return "/"
+    hash_pos = url.find("#", search_start)
+    if hash_pos != -1 and hash_pos < path_start:
+        return "/"
+    path_end = len(url) if hash_pos == -1 else hash_pos
+    if url[path_start] != "/":
+        return "/" + url[path_start:path_end]
+    return url[path_start:path_end]
+
+
+def _find_first_of(text: str, chars: str, start: int) -> int:
+    best = -1
+    for char in chars:
+        index = text.find(char, start)
+        if index != -1 and (best == -1 or index < best):
+            best = index
+    return best
+
+
+def google_escape_pattern(value: str) -> str:
+    """Google's MaybeEscapePattern on a latin-1 value: `%xx` upper-cased, bytes >= 0x80 escaped."""
+    if _GOOGLE_PATTERN_NEEDS_WORK.search(value) is None:
+        return value
+    out: list[str] = []
+    i = 0
+    n = len(value)
+    while i < n:
+        char = value[i]
+        if char == "%" and i + 2 < n and value[i + 1] in _HEX and value[i + 2] in _HEX:
+            out.append("%" + value[i + 1 : i + 3].upper())
+            i += 3
+            continue
+        code = ord(char)
+        out.append(_PCT_ESCAPES[code] if code >= 0x80 else char)
+        i += 1
+    return "".join(out)
+
+
+def _rfc_normalise(text: str, *, escape_specials: bool, raw_bytes: bool) -> str:
+    """The rfc9309 normalisation of SPEC.md 1, shared by paths and patterns.
+
+    `raw_bytes`: characters >= U+0080 stand for single bytes (pattern values from the file);
+    otherwise they are code points to encode as UTF-8 (URLs from callers).
+    `escape_specials`: encode '*' and '$' (paths); in patterns '*' is a wildcard and only a
+    final '$' is an anchor, so a '$' elsewhere is escaped to stay literal.
+    """
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        char = text[i]
+        if char == "%" and i + 2 < n and text[i + 1] in _HEX and text[i + 2] in _HEX:
+            decoded = chr(int(text[i + 1 : i + 3], 16))
+            out.append(decoded if decoded in _UNRESERVED else "%" + text[i + 1 : i + 3].upper())
+            i += 3
+            continue
+        code = ord(char)
+        if code >= 0x80:
+            if raw_bytes or code > 0x10FFFF:
+                out.append(_PCT_ESCAPES[code & 0xFF])
+            else:
+                out.extend(_PCT_ESCAPES[b] for b in char.encode("utf-8", "surrogatepass"))
+        elif code <= 0x20 or code == 0x7F:
+            out.append(_PCT_ESCAPES[code])
+        elif char == "*":
+            out.append("%2A" if escape_specials else "*")
+        elif char == "$":
+            out.append("%24" if escape_specials or i != n - 1 else "$")
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def rfc_normalise_path(path: str) -> str:
+    """Normalise a URL path for the rfc9309 and gemini profiles (SPEC.md 1)."""
+    if _PATH_NEEDS_WORK.search(path) is None:
+        return path
+    return _rfc_normalise(path, escape_specials=True, raw_bytes=False)
+
+
+def rfc_normalise_pattern(value: str) -> str:
+    """Normalise a pattern (latin-1 value from the file) for the rfc9309 and gemini profiles."""
+    if _PATTERN_NEEDS_WORK.search(value) is None:
+        return value
+    return _rfc_normalise(value, escape_specials=False, raw_bytes=True)
+
+
+def scheme_of(url: str) -> str:
+    """The lower-cased scheme of an absolute URL, or "" for a bare path."""
+    colon = url.find("://")
+    if colon <= 0:
+        return ""
+    scheme = url[:colon]
+    if not scheme.isascii() or not scheme.replace("+", "").replace("-", "").replace(".", "").isalnum():
+        return ""
+    return scheme.lower()

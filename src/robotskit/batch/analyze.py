@@ -1,0 +1,257 @@
+"""One capture in, one row out: the pure heart of the batch job (no I/O, no logging).
+
+The row's keys are the Parquet columns documented in docs/batch.md and built in
+`robotskit.batch.output`. Verdicts come from the library itself (`robotskit.parse` and
+`RobotsTxt.decide`), so a batch row says exactly what a crawler using robotskit would do.
+
+Outcomes follow SPEC.md section 6: a 2xx body is parsed (`ok`); 4xx except 429 make the site
+`unavailable` (everything allowed); 429, 5xx and bad responses make it `unreachable`
+(everything disallowed). Redirects were followed by the input reader; the final status decides.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from robotskit.batch._values import AgentSpec, BatchConfig, Capture
+
+OK = "ok"
+UNAVAILABLE = "unavailable"
+UNREACHABLE = "unreachable"
+ALLOWED = "allowed"
+DISALLOWED = "disallowed"
+PARTIAL = "partial"  # "partially restricted": some paths blocked for the agent, not all
+
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--")
+
+
+def status_outcome(status: int | None) -> str | None:
+    """SPEC.md 6 for one HTTP status; None for a redirect whose end the input does not hold."""
+    policy = _policy_mapping()
+    if policy is not None and status is not None:
+        return policy(status)
+    if status is None:
+        return None
+    if 200 <= status < 300:
+        return OK
+    if 300 <= status < 400:
+        return None
+    if 400 <= status < 500 and status != 429:
+        return UNAVAILABLE
+    # 429, 5xx and anything that is not an HTTP status at all: unreachable (a bad response).
+    return UNREACHABLE
+
+
+@lru_cache(maxsize=1)
+def _policy_mapping() -> Callable[[int], str | None] | None:
+    """The sans-IO policy's own status mapping when the policy module provides one."""
+    try:
+        policy = importlib.import_module("robotskit.policy")
+    except ImportError:
+        return None
+    fn = getattr(policy, "http_outcome", None) or getattr(policy, "outcome_for_status", None)
+    if not callable(fn):
+        return None
+
+    def mapped(status: int) -> str | None:
+        if 300 <= status < 400:
+            return None  # redirects were resolved (or not) by the reader
+        value = fn(status)
+        return None if value is None else str(getattr(value, "value", value))
+
+    return mapped
+
+
+def is_html(body: bytes | None, content_type: str | None) -> bool:
+    """True when the server sent an HTML page (an error page served as robots.txt)."""
+    if content_type and "html" in content_type.lower():
+        return True
+    if not body:
+        return False
+    head = body[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith(_HTML_STARTS)
+
+
+def analyze(capture: Capture, config: BatchConfig) -> dict[str, Any]:
+    """The row for one capture. Never raises on content: failures land in the `error` column."""
+    row = _base_row(capture)
+    if capture.error is not None and not capture.bad_body:
+        return row  # a damaged input record: nothing is known about the site
+    outcome = _outcome(capture)
+    row["outcome"] = outcome
+    row["reason"] = capture.reason or _reason(capture, outcome)
+    if outcome == OK and capture.body is not None:
+        try:
+            _fill_parsed(row, capture, config)
+        except Exception as exc:  # noqa: BLE001 - a library bug on one file must not end a job
+            row["error"] = f"analyze: {type(exc).__name__}: {exc}"
+            row["agents"] = []
+        return row
+    if outcome in (UNAVAILABLE, UNREACHABLE):
+        # SPEC.md 6: unavailable allows everything, unreachable disallows everything.
+        allowed = outcome == UNAVAILABLE
+        row["agents"] = [_blanket(spec, allowed, len(config.paths)) for spec in config.agents]
+    return row
+
+
+def _base_row(capture: Capture) -> dict[str, Any]:
+    return {
+        "source": capture.source,
+        "record": capture.record,
+        "url": capture.url,
+        "host": capture.host,
+        "authority": _authority(capture.url),
+        "fetched_at": capture.fetched_at,
+        "status": capture.status,
+        "final_status": capture.final_status,
+        "redirects": list(capture.redirects),
+        "outcome": None,
+        "reason": capture.reason or None,
+        "content_type": capture.content_type,
+        "size": capture.size,
+        "truncated": capture.truncated,
+        "html": is_html(capture.body, capture.content_type),
+        "groups": None,
+        "rules": None,
+        "sitemaps": None,
+        "lint_ids": [],
+        "error": capture.error,
+        "agents": [],
+    }
+
+
+def _outcome(capture: Capture) -> str | None:
+    if capture.outcome is not None:
+        return capture.outcome
+    if capture.bad_body:
+        return UNREACHABLE  # SPEC.md 6: a bad response is unreachable
+    if capture.status is None and capture.final_status is None:
+        return OK if capture.body is not None else None  # a file on disk: its body is the robots.txt
+    return status_outcome(capture.final_status)
+
+
+def _reason(capture: Capture, outcome: str | None) -> str | None:
+    if capture.final_status is not None:
+        return f"HTTP {capture.final_status}"
+    if outcome == OK:
+        return "file"
+    return None
+
+
+def _authority(url: str | None) -> str | None:
+    if not url:
+        return None
+    try:
+        from robotskit import authority_key  # type: ignore[attr-defined]  # noqa: PLC0415
+    except ImportError:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc.lower()}" if parts.netloc else None
+    try:
+        return str(authority_key(url))
+    except ValueError:
+        return None
+
+
+def _blanket(spec: AgentSpec, allowed: bool, paths: int) -> dict[str, Any]:
+    return {
+        "agent": spec.name,
+        "verdict": ALLOWED if allowed else DISALLOWED,
+        "root": allowed,
+        "paths": [allowed] * paths,
+        "crawl_delay": None,
+        "content_signal": None,
+    }
+
+
+def _fill_parsed(row: dict[str, Any], capture: Capture, config: BatchConfig) -> None:
+    import robotskit  # noqa: PLC0415 - keeps this module importable while the core is absent
+
+    assert capture.body is not None
+    robots = robotskit.parse(
+        capture.body, config.profile, max_bytes=config.max_bytes, robots_url=capture.url or None
+    )
+    row["truncated"] = bool(capture.truncated or robots.truncated)
+    if row["size"] is None:
+        row["size"] = robots.size
+    row["groups"] = len(robots.groups)
+    row["rules"] = sum(len(group.rules) for group in robots.groups)
+    row["sitemaps"] = len(robots.sitemaps)
+    row["lint_ids"] = _lint_ids(robots, capture.content_type, config)
+    origin = _origin(capture.url)
+    agents = _agents(config.agents)
+    row["agents"] = [
+        _agent_row(robots, spec, agent, origin, config.paths) for spec, agent in zip(config.agents, agents)
+    ]
+
+
+def _origin(url: str | None) -> str:
+    """`scheme://authority` of the capture, so decisions see the scheme (gemini:// picks its profile)."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def _lint_ids(robots: Any, content_type: str | None, config: BatchConfig) -> list[str]:
+    diagnostics = robots.diagnostics
+    if config.lint:
+        try:
+            lint_module = importlib.import_module("robotskit.lint")
+        except ImportError:
+            lint_module = None
+        if lint_module is not None:
+            diagnostics = lint_module.lint(robots, profile=config.profile, content_type=content_type)
+    return sorted({d.code for d in diagnostics})
+
+
+@lru_cache(maxsize=16)
+def _agents(specs: tuple[AgentSpec, ...]) -> tuple[Any, ...]:
+    """robotskit.Agent values for a run's specs, built once per worker process."""
+    from robotskit.agents import Agent  # noqa: PLC0415
+
+    return tuple(Agent(spec.token, purposes=spec.purposes, aliases=spec.aliases) for spec in specs)
+
+
+def _agent_row(robots: Any, spec: AgentSpec, agent: Any, origin: str, paths: tuple[str, ...]) -> dict[str, Any]:
+    root = robots.allowed(origin + "/", agent)
+    return {
+        "agent": spec.name,
+        "verdict": site_verdict(robots, agent, root),
+        "root": root,
+        "paths": [robots.allowed(origin + path, agent) for path in paths],
+        "crawl_delay": robots.crawl_delay(agent),
+        "content_signal": _content_signal(robots, agent),
+    }
+
+
+def site_verdict(robots: Any, agent: Any, root_allowed: bool) -> str:
+    """allowed / partial / disallowed for the whole site, from the rules that apply to `agent`.
+
+    `disallowed`: `/` is blocked and no allow rule opens anything again, by a rule that matches
+    every path (`/`, `*`, `/*`). `partial`: some disallow rule applies but not that.
+    `allowed`: no disallow rule applies to the agent at all.
+    """
+    rules = [rule for group in robots.groups_for(agent) for rule in group.rules]
+    disallows = [rule for rule in rules if rule.kind == "disallow"]
+    if not disallows:
+        return ALLOWED if root_allowed else DISALLOWED
+    if root_allowed:
+        return PARTIAL
+    opens = any(rule.kind == "allow" and rule.pattern not in ("/robots.txt",) for rule in rules)
+    blocks_all = any(rule.pattern.rstrip("*") in ("", "/") for rule in disallows)
+    return DISALLOWED if blocks_all and not opens else PARTIAL
+
+
+def _content_signal(robots: Any, agent: Any) -> dict[str, bool | None] | None:
+    try:
+        prefs = importlib.import_module("robotskit.ai_prefs")
+    except ImportError:
+        return None
+    signal = prefs.content_signal(robots, agent)
+    if signal is None:
+        return None
+    return {"search": signal.search, "ai_input": signal.ai_input, "ai_train": signal.ai_train}

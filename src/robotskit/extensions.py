@@ -1,0 +1,67 @@
+"""Records that never affect allow/disallow, typed: crawl-delay, request-rate, visit-time (SPEC.md 5).
+
+Pure functions over record values. Group-scoped records are looked up in the groups that apply
+to an agent, with the same group selection as the rules (the agent's own groups, else `*`).
+The AI-era records (Content-Signal, Content-Usage) live in `robotskit.ai_prefs`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+CRAWL_DELAY_KEYS = frozenset({"crawl-delay", "crawl_delay", "crawldelay"})
+REQUEST_RATE_KEYS = frozenset({"request-rate", "request_rate", "requestrate"})
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+_RATE = re.compile(
+    r"\s*(\d+)\s*/\s*(\d*(?:\.\d+)?)\s*([smhd]?)\s*(?:\s+(\d{4})\s*-\s*(\d{4}))?\s*$", re.IGNORECASE
+)
+_UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRate:
+    """`Request-rate: n/Ts`: at most `requests` fetches every `seconds` seconds (like urllib's)."""
+
+    requests: int
+    seconds: float
+    line: int = 0
+
+    @property
+    def delay(self) -> float:
+        """The seconds to wait between two requests that this rate implies."""
+        return self.seconds / self.requests if self.requests else math.inf
+
+
+def parse_crawl_delay(value: str) -> float | None:
+    """Seconds from a crawl-delay value; None when absent or unusable (negative, NaN, infinite).
+
+    Fractional seconds are accepted (most crawlers honour them); a trailing unit word such as
+    `10 seconds` is tolerated, as Protego and crawler-commons do.
+    """
+    match = _NUMBER.match(value.strip())
+    if match is None:
+        return None
+    try:
+        seconds = float(match.group(0))
+    except ValueError:  # pragma: no cover - the regex admits only float syntax
+        return None
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return seconds
+
+
+def parse_request_rate(value: str, line: int = 0) -> RequestRate | None:
+    """`n/s`, `n/Nm`, `1/5` (seconds), optionally followed by a visit-time window; None if invalid."""
+    match = _RATE.match(value)
+    if match is None:
+        return None
+    requests = int(match.group(1))
+    amount_text = match.group(2)
+    amount = float(amount_text) if amount_text else 1.0
+    seconds = amount * _UNIT_SECONDS[match.group(3).lower()]
+    if requests <= 0 or seconds <= 0 or not math.isfinite(seconds):
+        return None
+    return RequestRate(requests, seconds, line)

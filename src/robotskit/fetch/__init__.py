@@ -1,0 +1,19 @@
+"""Fetch adapters: the only modules that open sockets. See _types for the contract."""
+
+from robotskit.fetch._types import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    AsyncFetcher,
+    Fetcher,
+    FetchRequest,
+    FetchResponse,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_TIMEOUT",
+    "AsyncFetcher",
+    "FetchRequest",
+    "FetchResponse",
+    "Fetcher",
+]

@@ -1,0 +1,170 @@
+"""FTP fetch adapter on the standard library's ftplib: anonymous login, passive mode, bounded RETR.
+
+This module owns the FTP exchange for `ftp://host[:port]/robots.txt`:
+- login as `anonymous` (or the user and password in the URL), binary type, passive mode;
+- `RETR <path>` streamed and cut at `max_bytes` (the transfer is dropped, not drained);
+- FTP replies become statuses, not exceptions, so the policy can map them (SPEC.md section 6):
+  a permanent or transient refusal at login (530, 421, ...) or at RETR (550 no such file, 450, ...)
+  is returned as `FetchResponse(status=<code>, meta=<reply text>)`; a completed transfer is the
+  final reply code (226 or 250) with the body;
+- socket failures become `FetchError` kinds and a garbled reply a `ProtocolViolation`.
+`AsyncFtpFetcher` runs the same code in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ftplib
+import socket
+import ssl
+import time
+from urllib.parse import unquote, urlsplit
+
+from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._types import FetchRequest, FetchResponse
+
+__all__ = ["AsyncFtpFetcher", "FtpFetcher"]
+
+DEFAULT_PORT = 21
+ANONYMOUS_PASSWORD = "anonymous@"
+_CHUNK = 65536
+
+
+_Target = tuple[str, int, str, str, str]
+
+
+def _target(url: str) -> _Target:
+    """(host, port, user, password, path) of an ftp:// URL (RFC 1738 3.2)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or DEFAULT_PORT
+    except ValueError as exc:
+        raise InvalidURL(f"cannot parse FTP URL {url!r}: {exc}", url) from exc
+    if parts.scheme.lower() != "ftp":
+        raise InvalidURL(f"not an ftp:// URL: {url!r}", url)
+    if not parts.hostname:
+        raise InvalidURL(f"FTP URL has no host: {url!r}", url)
+    user = unquote(parts.username) if parts.username else "anonymous"
+    password = unquote(parts.password) if parts.password else ANONYMOUS_PASSWORD
+    path = unquote(parts.path) or "/robots.txt"
+    if "\r" in path or "\n" in path:
+        raise InvalidURL(f"FTP path contains a line break: {url!r}", url)
+    return parts.hostname, port, user, password, path
+
+
+def _reply_code(exc: ftplib.Error, url: str) -> tuple[int, str]:
+    text = str(exc)
+    code = text[:3]
+    if not code.isdigit():
+        raise ProtocolViolation(f"FTP reply without a status code: {text[:60]!r}", url=url)
+    return int(code), text[4:].strip()
+
+
+class _Deadline:
+    def __init__(self, seconds: float, url: str) -> None:
+        self._end = time.monotonic() + seconds
+        self._url = url
+
+    def left(self) -> float:
+        left = self._end - time.monotonic()
+        if left <= 0:
+            raise FetchTimeout(f"timed out fetching {self._url}", url=self._url)
+        return left
+
+
+class FtpFetcher:
+    """Synchronous FTP `Fetcher`. One control connection per fetch, closed afterwards.
+
+    `request.timeout` bounds the whole fetch: each socket operation gets what is left of it.
+    """
+
+    def __init__(self, *, passive: bool = True) -> None:
+        self._passive = passive
+
+    def fetch(self, request: FetchRequest) -> FetchResponse:
+        target = _target(request.url)
+        host, port = target[0], target[1]
+        started = time.monotonic()
+        deadline = _Deadline(request.timeout, request.url)
+        ftp = ftplib.FTP(timeout=request.timeout)
+        try:
+            status, meta, body, truncated = self._exchange(ftp, target, request, deadline)
+        except (FetchError, InvalidURL):
+            raise
+        except (ftplib.error_perm, ftplib.error_temp) as exc:
+            # A refusal is an answer: 530 login refused, 550 no such file, 421 busy ... (the policy maps it)
+            status, meta = _reply_code(exc, request.url)
+            body, truncated = b"", False
+        except TimeoutError as exc:
+            raise FetchTimeout(f"timed out fetching {request.url}", url=request.url) from exc
+        except (ftplib.error_reply, ftplib.error_proto, EOFError) as exc:
+            raise ProtocolViolation(
+                f"unexpected FTP reply from {host}:{port}: {exc}", url=request.url
+            ) from exc
+        except OSError as exc:
+            raise _os_error(exc, request.url, f"{host}:{port}") from exc
+        finally:
+            ftp.close()
+        return FetchResponse(
+            url=request.url,
+            protocol="ftp",
+            status=status,
+            body=body,
+            meta=meta,
+            truncated=truncated,
+            elapsed=time.monotonic() - started,
+        )
+
+    def _exchange(
+        self, ftp: ftplib.FTP, target: _Target, request: FetchRequest, deadline: _Deadline
+    ) -> tuple[int, str, bytes, bool]:
+        host, port, user, password, path = target
+        ftp.connect(host, port, timeout=deadline.left())
+        ftp.login(user, password)
+        ftp.set_pasv(self._passive)
+        _settimeout(ftp, deadline.left())
+        ftp.voidcmd("TYPE I")  # binary: the body must reach the parser byte for byte
+        conn = ftp.transfercmd(f"RETR {path}")
+        body = bytearray()
+        with conn:
+            while len(body) <= request.max_bytes:
+                conn.settimeout(deadline.left())
+                chunk = conn.recv(_CHUNK)
+                if not chunk:
+                    break
+                body += chunk
+        if len(body) > request.max_bytes:
+            # Cut: the server will answer 426 or 226 to the dropped transfer; do not wait for it.
+            return 226, "transfer cut at max_bytes", bytes(body[: request.max_bytes]), True
+        _settimeout(ftp, deadline.left())
+        # 226/250 after a complete transfer; a 426/451 here raises and becomes that status.
+        code, text = _reply_code(ftplib.Error(ftp.voidresp()), request.url)
+        with contextlib.suppress(OSError, ftplib.Error, EOFError):
+            ftp.quit()  # the body is complete; a failed goodbye changes nothing
+        return code, text, bytes(body), False
+
+
+def _settimeout(ftp: ftplib.FTP, seconds: float) -> None:
+    if ftp.sock is not None:
+        ftp.sock.settimeout(seconds)
+
+
+def _os_error(exc: OSError, url: str, where: str) -> FetchError:
+    if isinstance(exc, socket.gaierror):
+        return FetchError(f"DNS lookup failed for {where}: {exc}", url=url, kind="dns")
+    if isinstance(exc, ssl.SSLError):
+        return FetchError(f"TLS failure talking to {where}: {exc}", url=url, kind="tls")
+    if isinstance(exc, ConnectionResetError):
+        return FetchError(f"connection reset by {where}", url=url, kind="reset")
+    return FetchError(f"cannot talk to {where}: {exc}", url=url, kind="connection")
+
+
+class AsyncFtpFetcher:
+    """Asynchronous FTP `AsyncFetcher`: `FtpFetcher` in a worker thread (`asyncio.to_thread`)."""
+
+    def __init__(self, *, passive: bool = True) -> None:
+        self._sync = FtpFetcher(passive=passive)
+
+    async def fetch(self, request: FetchRequest) -> FetchResponse:
+        return await asyncio.to_thread(self._sync.fetch, request)

@@ -1,0 +1,305 @@
+"""HTTP and HTTPS fetch adapters on httpx: one request, no redirect following, bounded body.
+
+This module owns everything robotskit does on an HTTP socket:
+- the caller's User-Agent header on every request;
+- connect/read/write/pool timeouts plus an overall deadline for the whole fetch;
+- no automatic redirects: a 3xx comes back as it is, with its `location` header, because the
+  policy counts hops and keeps the rules on the original authority (SPEC.md section 6);
+- a body read that stops at `max_bytes` *after* decompression. httpx's `iter_bytes()` inflates
+  a whole network chunk at once (a 10 KB gzip chunk can become 10 MB), so the raw bytes are read
+  with `iter_raw()` and inflated here with `zlib`'s `max_length`, never past the limit
+  (SPEC.md section 6: "compressed bodies are limited after decompression");
+- httpx exceptions mapped onto robotskit.errors (see `_map_error`).
+
+The adapters are thin drivers around shared helpers so sync and async behave the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import time
+import zlib
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import aclosing
+from types import TracebackType
+from typing import cast
+
+import httpx
+
+from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._types import FetchRequest, FetchResponse
+
+__all__ = ["AsyncHttpFetcher", "HttpFetcher"]
+
+log = logging.getLogger(__name__)
+
+# Only encodings this module can inflate with a bounded output are advertised; a server that
+# sends another one anyway (br, zstd) has its body passed through undecoded, as httpx does.
+_ACCEPT_ENCODING = "gzip, deflate"
+_PULL = 64 * 1024
+
+
+class _Stage:
+    """One content-coding layer; `read(n)` never produces more than `n` bytes."""
+
+    def __init__(self, coding: str) -> None:
+        self._coding = coding
+        self._pending = b""
+        self._z = self._new()
+        self._deflate_probe = coding == "deflate"
+        self._members = 0
+
+    def _new(self) -> zlib._Decompress | None:
+        if self._coding in ("gzip", "x-gzip"):
+            return zlib.decompressobj(zlib.MAX_WBITS | 16)
+        if self._coding == "deflate":
+            return zlib.decompressobj()
+        return None  # identity, or a coding we pass through
+
+    def feed(self, data: bytes) -> None:
+        self._pending += data
+
+    def read(self, n: int) -> bytes:
+        """Up to `n` decoded bytes from the input fed so far ("" when it needs more input)."""
+        z = self._z
+        if z is None:
+            out, self._pending = self._pending[:n], self._pending[n:]
+            return out
+        while self._pending:
+            data, self._pending = self._pending, b""
+            try:
+                out = z.decompress(data, n)
+            except zlib.error as exc:
+                if self._deflate_probe:
+                    # RFC 9110 8.4.1.2 says zlib-wrapped, but servers send raw deflate too.
+                    self._deflate_probe = False
+                    self._z = z = zlib.decompressobj(-zlib.MAX_WBITS)
+                    self._pending = data
+                    continue
+                if self._members:
+                    return b""  # junk after a complete gzip member: ignore it, as browsers do
+                raise ProtocolViolation(f"cannot decode {self._coding} body: {exc}") from exc
+            self._deflate_probe = False
+            self._pending = z.unconsumed_tail
+            if z.eof and z.unused_data:
+                # Concatenated gzip members: start a new decompressor on what follows.
+                self._members += 1
+                self._pending = z.unused_data + self._pending
+                self._z = z = self._new() or z
+            if out:
+                return out
+        return b""
+
+
+class _BoundedDecoder:
+    """Raw body chunks in, at most `limit + 1` decoded bytes out (the extra byte flags truncation)."""
+
+    def __init__(self, content_encoding: str, limit: int) -> None:
+        codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
+        # RFC 9110 8.4: codings are listed in the order applied, so decode in reverse.
+        self._stages = [_Stage(c) for c in reversed(codings)] or [_Stage("identity")]
+        self._limit = limit
+        self.body = bytearray()
+
+    @property
+    def full(self) -> bool:
+        return len(self.body) > self._limit
+
+    def _read(self, k: int, n: int) -> bytes:
+        while True:
+            out = self._stages[k].read(n)
+            if out or k == 0:
+                return out
+            src = self._read(k - 1, _PULL)
+            if not src:
+                return b""
+            self._stages[k].feed(src)
+
+    def feed(self, raw: bytes) -> None:
+        self._stages[0].feed(raw)
+        while not self.full:
+            out = self._read(len(self._stages) - 1, self._limit + 1 - len(self.body))
+            if not out:
+                return
+            self.body += out
+
+    def result(self) -> tuple[bytes, bool]:
+        truncated = self.full
+        return bytes(self.body[: self._limit]), truncated
+
+
+def _headers(request: FetchRequest) -> dict[str, str]:
+    headers = {k: v for k, v in request.headers.items() if k.lower() not in ("user-agent", "accept-encoding")}
+    headers["User-Agent"] = request.user_agent
+    headers["Accept-Encoding"] = _ACCEPT_ENCODING
+    return headers
+
+
+def _timeout(request: FetchRequest) -> httpx.Timeout:
+    return httpx.Timeout(request.timeout)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        yield cur
+        cur = cur.__cause__ or cur.__context__
+
+
+def _map_error(exc: Exception, url: str) -> FetchError | InvalidURL:
+    """httpx (and socket) exceptions -> robotskit.errors, with the kind the policy reports."""
+    if isinstance(exc, (httpx.TimeoutException, TimeoutError, asyncio.TimeoutError)):
+        return FetchTimeout(f"timed out fetching {url}", url=url)
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return InvalidURL(f"cannot fetch {url!r} over HTTP: {exc}", url)
+    causes = list(_chain(exc))
+    text = " ".join(str(c) for c in causes)
+    if any(isinstance(c, ssl.SSLError) for c in causes) or "SSL" in text or "CERTIFICATE" in text:
+        return FetchError(f"TLS failure fetching {url}: {exc}", url=url, kind="tls")
+    if isinstance(exc, httpx.ConnectError):
+        if "name" in text.lower() and ("resolution" in text or "known" in text or "getaddrinfo" in text):
+            return FetchError(f"DNS lookup failed for {url}: {exc}", url=url, kind="dns")
+        return FetchError(f"cannot connect to {url}: {exc}", url=url, kind="connection")
+    if any(isinstance(c, ConnectionResetError) for c in causes):
+        return FetchError(f"connection reset fetching {url}: {exc}", url=url, kind="reset")
+    if isinstance(exc, httpx.RemoteProtocolError):
+        # h11 says "peer closed connection without sending complete message body" or
+        # "Server disconnected without sending a response": the peer hung up, not a grammar error.
+        if "peer closed" in text or "disconnected" in text:
+            return FetchError(f"connection closed early fetching {url}: {exc}", url=url, kind="reset")
+        return ProtocolViolation(f"malformed HTTP response from {url}: {exc}", url=url)
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):
+        return FetchError(f"connection broken fetching {url}: {exc}", url=url, kind="reset")
+    return FetchError(f"HTTP fetch of {url} failed: {exc}", url=url, kind="connection")
+
+
+def _response(
+    request: FetchRequest, resp: httpx.Response, decoder: _BoundedDecoder, started: float
+) -> FetchResponse:
+    body, truncated = decoder.result()
+    return FetchResponse(
+        url=request.url,
+        protocol="http",
+        status=resp.status_code,
+        body=body,
+        # httpx lower-cases names in items() and joins repeated fields with ", ".
+        headers={k.lower(): v for k, v in resp.headers.items()},
+        truncated=truncated,
+        elapsed=time.monotonic() - started,
+    )
+
+
+class HttpFetcher:
+    """Synchronous HTTP/HTTPS `Fetcher` on a pooled `httpx.Client`.
+
+    The overall deadline (`request.timeout` for the whole fetch) is checked between body chunks,
+    so a server that drips bytes can overrun it by at most one read timeout.
+    """
+
+    def __init__(
+        self,
+        *,
+        client: httpx.Client | None = None,
+        verify: bool | ssl.SSLContext = True,
+        trust_env: bool = True,
+    ) -> None:
+        self._owns = client is None
+        self._client = client or httpx.Client(follow_redirects=False, verify=verify, trust_env=trust_env)
+
+    def fetch(self, request: FetchRequest) -> FetchResponse:
+        started = time.monotonic()
+        deadline = started + request.timeout
+        try:
+            with self._client.stream(
+                "GET",
+                request.url,
+                headers=_headers(request),
+                timeout=_timeout(request),
+                follow_redirects=False,
+            ) as resp:
+                decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
+                for raw in resp.iter_raw():
+                    decoder.feed(raw)
+                    if decoder.full:
+                        break
+                    if time.monotonic() > deadline:
+                        raise FetchTimeout(f"timed out reading {request.url}", url=request.url)
+                return _response(request, resp, decoder, started)
+        except (FetchError, InvalidURL):
+            raise
+        except (httpx.HTTPError, OSError) as exc:
+            raise _map_error(exc, request.url) from exc
+
+    def close(self) -> None:
+        """Close the connection pool (only if this fetcher created the client)."""
+        if self._owns:
+            self._client.close()
+
+    def __enter__(self) -> HttpFetcher:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class AsyncHttpFetcher:
+    """Asynchronous HTTP/HTTPS `AsyncFetcher` on a pooled `httpx.AsyncClient` (asyncio).
+
+    The overall deadline is exact: the whole fetch runs under `asyncio.wait_for`.
+    """
+
+    def __init__(
+        self,
+        *,
+        client: httpx.AsyncClient | None = None,
+        verify: bool | ssl.SSLContext = True,
+        trust_env: bool = True,
+    ) -> None:
+        self._owns = client is None
+        self._client = client or httpx.AsyncClient(follow_redirects=False, verify=verify, trust_env=trust_env)
+
+    async def fetch(self, request: FetchRequest) -> FetchResponse:
+        try:
+            return await asyncio.wait_for(self._fetch(request), request.timeout)
+        except (FetchError, InvalidURL):
+            raise
+        except (httpx.HTTPError, OSError, asyncio.TimeoutError) as exc:
+            raise _map_error(exc, request.url) from exc
+
+    async def _fetch(self, request: FetchRequest) -> FetchResponse:
+        started = time.monotonic()
+        async with self._client.stream(
+            "GET",
+            request.url,
+            headers=_headers(request),
+            timeout=_timeout(request),
+            follow_redirects=False,
+        ) as resp:
+            decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
+            # aclosing: leaving the loop early must finalise the generator here, not in the GC.
+            raw_iter = cast(AsyncGenerator[bytes, None], resp.aiter_raw())
+            async with aclosing(raw_iter):
+                async for raw in raw_iter:
+                    decoder.feed(raw)
+                    if decoder.full:
+                        break
+            return _response(request, resp, decoder, started)
+
+    async def aclose(self) -> None:
+        """Close the connection pool (only if this fetcher created the client)."""
+        if self._owns:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> AsyncHttpFetcher:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,539 @@
+"""The fetch policy: every decision about *fetching* robots.txt lives here (SPEC.md section 6).
+
+Sans-IO, in the style of httpx's `Auth.auth_flow`: `fetch_flow()` is a generator that yields
+`FetchRequest`s, receives `FetchResponse`s (or has a `FetchError` thrown in) and returns a
+`RobotsEntry`. Redirects, status mapping, TTLs, backoff and the stale-copy rule are written
+once here and driven by `run_flow` (sync) or `arun_flow` (async). Time comes from an injected
+clock; nothing here touches a socket, a file or a logger.
+
+    outcome                                   verdict                     cached for
+    2xx / FTP file read / Gemini 2x           parse the body              max-age in [1 h, 24 h]; 24 h
+    3xx with Location / Gemini 3x             follow, at most 5 hops      as the final outcome
+    4xx but 429 / FTP 5yz / Gemini 1x 5x 6x   unavailable: allow all      24 h
+    5xx, 429 / FTP 4yz / Gemini 4x / errors   unreachable: disallow all   1 min doubling to 1 h
+    unreachable, good copy < 30 days old      the good copy, marked stale as unreachable
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
+
+from robotskit._authority import authority_key
+from robotskit._model import Decision
+from robotskit._robots import RobotsTxt, parse
+from robotskit.errors import FetchError, InvalidURL
+from robotskit.fetch._types import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
+
+if TYPE_CHECKING:
+    from robotskit.agents import Agent
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "Flow",
+    "Outcome",
+    "PolicyConfig",
+    "RobotsEntry",
+    "arun_flow",
+    "decide",
+    "fetch_flow",
+    "format_time",
+    "parse_max_age",
+    "parse_retry_after",
+    "resolve_profile",
+    "run_flow",
+]
+
+HOUR = 3600.0
+DAY = 24 * HOUR
+
+
+class Outcome(str, enum.Enum):
+    """RFC 9309 2.3.1: what fetching robots.txt established. Compares equal to its value."""
+
+    OK = "ok"  # 2.3.1.1: a file was read; its rules apply
+    UNAVAILABLE = "unavailable"  # 2.3.1.3: no file (e.g. 404); everything is allowed
+    UNREACHABLE = "unreachable"  # 2.3.1.4: no answer (e.g. 503); everything is disallowed
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyConfig:
+    """The numbers of SPEC.md section 6, in seconds; change them only knowingly."""
+
+    max_redirects: int = 5  # RFC 9309 2.3.1.2: follow at least five
+    min_ttl: float = HOUR  # SPEC.md 6: max-age clamped to [1 h, 24 h]
+    max_ttl: float = DAY  # RFC 9309 2.4: SHOULD NOT use a copy for more than 24 h
+    default_ttl: float = DAY
+    unavailable_ttl: float = DAY
+    backoff_base: float = 60.0  # unreachable: 1 min, doubling ...
+    backoff_cap: float = HOUR  # ... up to 1 h; Retry-After / Gemini 44 honoured up to this too
+    stale_window: float = 30 * DAY  # RFC 9309 2.3.1.4: "for example, 30 days"
+
+
+DEFAULT_POLICY = PolicyConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsEntry:
+    """What is known about one authority's robots.txt: one cache entry, one fetch's result.
+
+    `outcome`, `status`, `protocol`, `reason` ("HTTP 503", "Gemini 51", "timeout" ...),
+    `redirects` and `fetched_at` describe the latest fetch. `body` is the file to apply: the
+    one just read when `outcome` is ok, or the last good copy when `stale` (the latest fetch
+    was unreachable and a copy fetched at `good_at`, under 30 days ago, stands in). `failures`
+    counts consecutive unreachable fetches (the backoff exponent); `outage_since` is when the
+    authority was last known good, or first failed; `notes` explain anything unusual.
+    """
+
+    authority: str
+    robots_url: str
+    outcome: Outcome
+    status: int | None
+    protocol: str
+    body: bytes
+    fetched_at: float
+    expires_at: float
+    redirects: tuple[str, ...] = ()
+    size: int = 0
+    truncated: bool = False
+    reason: str = ""
+    stale: bool = False
+    retry_after: float | None = None
+    good_at: float | None = None
+    outage_since: float | None = None
+    failures: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def final_url(self) -> str:
+        """The URL the body came from (the last redirect target, else `robots_url`)."""
+        return self.redirects[-1] if self.redirects else self.robots_url
+
+    @property
+    def has_rules(self) -> bool:
+        """True when `body` is a robots.txt to apply (a fresh read or a stale copy)."""
+        return self.outcome is Outcome.OK or self.stale
+
+    def is_fresh(self, now: float) -> bool:
+        """True until `expires_at`: the entry may answer without a new fetch."""
+        return now < self.expires_at
+
+    @property
+    def robots(self) -> RobotsTxt | None:
+        """The parsed file (profile chosen per URL at decision time), or None without rules."""
+        return self.parsed(None)
+
+    def parsed(self, profile: str | None) -> RobotsTxt | None:
+        """The body parsed under `profile`; memoised, since equal bodies parse equally."""
+        if not self.has_rules:
+            return None
+        return _parse(self.body, self.truncated, profile, self.robots_url)
+
+
+def _cut_partial_line(body: bytes) -> bytes:
+    """SPEC.md 2: a line cut by the size limit is dropped (the adapter cut, not the parser)."""
+    end = max(body.rfind(b"\n"), body.rfind(b"\r"))
+    return body[: end + 1]
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -> RobotsTxt:
+    data = _cut_partial_line(body) if truncated else body
+    # The adapter already enforced the client's limit; never cut twice.
+    limit = max(len(data), DEFAULT_MAX_BYTES)
+    return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+
+
+# --- reading responses --------------------------------------------------------------------
+
+
+def parse_max_age(cache_control: str) -> float | None:
+    """The `max-age` of a Cache-Control header in seconds (RFC 9111 5.2.2.1), else None.
+
+    `no-cache` and `no-store` count as max-age 0 (then clamped up to the 1-hour floor).
+    """
+    for directive in cache_control.split(","):
+        name, _, value = directive.strip().partition("=")
+        name = name.strip().lower()
+        if name in ("no-cache", "no-store"):
+            return 0.0
+        if name == "max-age":
+            value = value.strip().strip('"')
+            if value.isdigit():
+                return float(value)
+    return None
+
+
+def parse_retry_after(value: str, now: float) -> float | None:
+    """Seconds to wait from a Retry-After value: delay-seconds or an HTTP-date (RFC 9110 10.2.3)."""
+    value = value.strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # RFC 9110 5.6.7: HTTP-dates are GMT
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, when.timestamp() - now)
+
+
+def _protocol(url: str) -> str:
+    scheme = urlsplit(url).scheme.lower()
+    return "http" if scheme in ("http", "https") else scheme
+
+
+def _resolve(base: str, reference: str) -> str | None:
+    """Resolve a redirect target against the URL that answered; None if unusable."""
+    reference = reference.strip()
+    if not reference:
+        return None
+    scheme = urlsplit(base).scheme.lower()
+    if scheme == "gemini" and not urlsplit(reference).scheme:
+        # urllib knows nothing of gemini://; RFC 3986 resolution is scheme-blind, so borrow http's.
+        joined = urljoin("http" + base[len(scheme) :], reference)
+        target = "gemini" + joined[len("http") :]
+    else:
+        target = urljoin(base, reference)
+    try:
+        authority_key(target)
+    except InvalidURL:
+        return None
+    return target.split("#", 1)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """What one response means, before redirects and history are taken into account."""
+
+    outcome: Outcome | None  # None: a redirect to `location`
+    reason: str
+    location: str | None = None
+    retry_after: float | None = None
+    note: str = ""
+
+
+_HTTP_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _classify_http(response: FetchResponse, now: float) -> _Verdict:
+    status, reason = response.status, f"HTTP {response.status}"
+    if 200 <= status < 300:
+        return _Verdict(Outcome.OK, reason)  # RFC 9309 2.3.1.1: any MIME type
+    if 300 <= status < 400:
+        location = response.headers.get("location", "")
+        if status in _HTTP_REDIRECTS or location:
+            # RFC 9309 2.3.1.2; a 3xx without a usable Location is a bad response (below).
+            return _Verdict(None, reason, location=location)
+    if status == 429 or 500 <= status < 600:
+        # RFC 9309 2.3.1.4 (5xx); 429 is "slow down", treated as a server error as Google does.
+        header = response.headers.get("retry-after", "")
+        return _Verdict(Outcome.UNREACHABLE, reason, retry_after=parse_retry_after(header, now))
+    if 400 <= status < 500:
+        return _Verdict(Outcome.UNAVAILABLE, reason)  # RFC 9309 2.3.1.3, 401 and 403 included
+    # 1xx as a final answer, 3xx without Location, codes outside 100..599: SPEC.md 6 "bad responses".
+    return _Verdict(Outcome.UNREACHABLE, reason, note=f"unexpected HTTP status {status}")
+
+
+_GEMINI_TEXT = ("text/gemini", "text/plain")
+_DIGITS = re.compile(r"\d+")
+
+
+def _classify_gemini(response: FetchResponse) -> _Verdict:
+    status, reason = response.status, f"Gemini {response.status:02d}"
+    # Gemini spec: clients act on the first digit when they do not know the second.
+    kind = status // 10 if 10 <= status <= 69 else 0
+    if kind == 2:
+        mime = response.meta.split(";", 1)[0].strip().lower()
+        note = ""
+        if mime not in _GEMINI_TEXT:  # SPEC.md 6: other types are parsed, with a note
+            note = f"MIME type {mime or '(none)'} is not text/gemini or text/plain: parsed anyway"
+        return _Verdict(Outcome.OK, reason, note=note)
+    if kind == 3:
+        return _Verdict(None, reason, location=response.meta)
+    if kind == 4:
+        # 44 SLOW DOWN: META is the number of seconds to wait.
+        meta = response.meta.strip()
+        wait = float(meta) if status == 44 and _DIGITS.fullmatch(meta) else None
+        return _Verdict(Outcome.UNREACHABLE, reason, retry_after=wait)
+    if kind in (1, 5, 6):
+        # SPEC.md 6: input prompts, permanent failures (51 not found) and certificate requests
+        # all mean "no robots.txt to read here", the analogue of an HTTP 4xx.
+        return _Verdict(Outcome.UNAVAILABLE, reason)
+    return _Verdict(Outcome.UNREACHABLE, reason, note=f"invalid Gemini status {status}")
+
+
+def _classify_ftp(response: FetchResponse) -> _Verdict:
+    status, reason = response.status, f"FTP {response.status}"
+    kind = status // 100 if 100 <= status <= 599 else 0
+    if kind == 2:
+        return _Verdict(Outcome.OK, reason)  # 226/250: the file was read
+    if kind == 5:
+        # RFC 959 4.2: 5yz is a *permanent* negative reply: 550 (no such file or no access),
+        # 553, and 530 (anonymous login refused). RFC 9309 2.3.1.3 counts "unavailable to
+        # the crawler" (its HTTP example includes 401/403) as unavailable: allow all. A refused
+        # login is that case: the server's content is closed to us, so allowing everything
+        # grants access to nothing, while disallowing would retry forever for no gain.
+        return _Verdict(Outcome.UNAVAILABLE, reason)
+    if kind == 4:
+        # RFC 959 4.2: 4yz is transient (421 service not available, 450 busy): try again later.
+        return _Verdict(Outcome.UNREACHABLE, reason)
+    return _Verdict(Outcome.UNREACHABLE, reason, note=f"unexpected FTP reply {status}")
+
+
+def _classify(response: FetchResponse, now: float) -> _Verdict:
+    if response.protocol == "gemini":
+        return _classify_gemini(response)
+    if response.protocol == "ftp":
+        return _classify_ftp(response)
+    return _classify_http(response, now)
+
+
+# --- building entries -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    authority: str
+    robots_url: str
+    previous: RobotsEntry | None
+    config: PolicyConfig
+
+
+def _ok_entry(
+    ctx: _Context, response: FetchResponse, verdict: _Verdict, redirects: tuple[str, ...], now: float
+) -> RobotsEntry:
+    ttl = ctx.config.default_ttl  # SPEC.md 6: Gemini and FTP 24 h
+    if response.protocol == "http":
+        max_age = parse_max_age(response.headers.get("cache-control", ""))
+        if max_age is not None:
+            ttl = min(max(max_age, ctx.config.min_ttl), ctx.config.max_ttl)
+    notes = tuple(n for n in (verdict.note,) if n)
+    if response.truncated:
+        notes += (f"body cut at the size limit ({len(response.body)} bytes read)",)
+    return RobotsEntry(
+        authority=ctx.authority,
+        robots_url=ctx.robots_url,
+        outcome=Outcome.OK,
+        status=response.status,
+        protocol=response.protocol,
+        body=response.body,
+        fetched_at=now,
+        expires_at=now + ttl,
+        redirects=redirects,
+        size=len(response.body),
+        truncated=response.truncated,
+        reason=verdict.reason,
+        good_at=now,
+        notes=notes,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """The last response of a chain (status None: no response, a FetchError)."""
+
+    status: int | None
+    protocol: str
+    redirects: tuple[str, ...]
+
+
+def _unavailable_entry(
+    ctx: _Context, answer: _Answer, reason: str, now: float, note: str = ""
+) -> RobotsEntry:
+    return RobotsEntry(
+        authority=ctx.authority,
+        robots_url=ctx.robots_url,
+        outcome=Outcome.UNAVAILABLE,
+        status=answer.status,
+        protocol=answer.protocol,
+        body=b"",
+        fetched_at=now,
+        expires_at=now + ctx.config.unavailable_ttl,
+        redirects=answer.redirects,
+        reason=reason,
+        notes=(note,) if note else (),
+    )
+
+
+def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: _Verdict, now: float) -> RobotsEntry:
+    cfg, prev = ctx.config, ctx.previous
+    failures = (prev.failures if prev is not None else 0) + 1
+    delay = min(cfg.backoff_base * 2 ** min(failures - 1, 32), cfg.backoff_cap)
+    if verdict.retry_after is not None:  # honour Retry-After / Gemini 44, within the cap
+        delay = max(delay, min(verdict.retry_after, cfg.backoff_cap))
+    good = prev if prev is not None and prev.has_rules and prev.good_at is not None else None
+    if prev is not None and prev.outage_since is not None:
+        since = prev.outage_since
+    else:
+        since = good.good_at if good is not None and good.good_at is not None else now
+    base = RobotsEntry(
+        authority=ctx.authority,
+        robots_url=ctx.robots_url,
+        outcome=Outcome.UNREACHABLE,
+        status=answer.status,
+        protocol=answer.protocol,
+        body=b"",
+        fetched_at=now,
+        expires_at=now + delay,  # SPEC.md 6: short, never 24 h
+        redirects=answer.redirects,
+        reason=verdict.reason,
+        retry_after=verdict.retry_after,
+        outage_since=since,
+        failures=failures,
+        notes=(verdict.note,) if verdict.note else (),
+    )
+    if now - since > cfg.stale_window:
+        # SPEC.md 6 / RFC 9309 2.3.1.4: after 30 days without a usable copy, act as unavailable.
+        note = f"no good copy since {format_time(since)} (over 30 days): treated as unavailable"
+        return replace(base, outcome=Outcome.UNAVAILABLE, notes=(*base.notes, note))
+    if good is not None:
+        # SPEC.md 6: the last good copy stands in while it is younger than 30 days.
+        return replace(
+            base, body=good.body, size=good.size, truncated=good.truncated, stale=True, good_at=good.good_at
+        )
+    return base
+
+
+Flow = Generator[FetchRequest, FetchResponse, RobotsEntry]
+
+
+def fetch_flow(
+    url: str,
+    *,
+    clock: Callable[[], float],
+    previous: RobotsEntry | None = None,
+    user_agent: str = "robotskit",
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    config: PolicyConfig = DEFAULT_POLICY,
+) -> Flow:
+    """Fetch the robots.txt governing `url`: yields requests, receives responses, returns the entry.
+
+    `previous` is the cached entry for the authority (for the stale copy, the backoff count
+    and the 30-day window). A `FetchError` thrown in makes the outcome unreachable.
+    """
+    authority = authority_key(url)
+    ctx = _Context(authority, authority + "/robots.txt", previous, config)
+    target, redirects, seen = ctx.robots_url, list[str](), {ctx.robots_url}
+    while True:
+        request = FetchRequest(url=target, user_agent=user_agent, timeout=timeout, max_bytes=max_bytes)
+        try:
+            response = yield request
+        except FetchError as exc:
+            # SPEC.md 6: timeouts, DNS, TLS, resets and bad responses are all "unreachable".
+            failed = _Verdict(Outcome.UNREACHABLE, exc.kind, note=str(exc))
+            answer = _Answer(None, _protocol(target), tuple(redirects))
+            return _unreachable_entry(ctx, answer, failed, clock())
+        now = clock()
+        verdict = _classify(response, now)
+        answer = _Answer(response.status, response.protocol, tuple(redirects))
+        if verdict.outcome is Outcome.OK:
+            return _ok_entry(ctx, response, verdict, tuple(redirects), now)
+        if verdict.outcome is Outcome.UNAVAILABLE:
+            return _unavailable_entry(ctx, answer, verdict.reason, now)
+        if verdict.outcome is Outcome.UNREACHABLE:
+            return _unreachable_entry(ctx, answer, verdict, now)
+        location = _resolve(target, verdict.location or "")
+        if location is None:
+            bad = replace(verdict, outcome=Outcome.UNREACHABLE, note="redirect without a usable target")
+            return _unreachable_entry(ctx, answer, bad, now)
+        if location in seen:
+            # RFC 9309 2.3.1.2: a loop never reaches a file; as more than five redirects.
+            note = f"redirect loop back to {location}"
+            return _unavailable_entry(ctx, answer, verdict.reason, now, note)
+        if len(redirects) >= config.max_redirects:
+            # RFC 9309 2.3.1.2: more than five consecutive redirects MAY be taken as unavailable.
+            note = f"more than {config.max_redirects} redirects"
+            return _unavailable_entry(ctx, answer, verdict.reason, now, note)
+        seen.add(location)
+        redirects.append(location)
+        target = location
+
+
+def run_flow(flow: Flow, fetch: Callable[[FetchRequest], FetchResponse]) -> RobotsEntry:
+    """Drive a flow with a synchronous fetch function (a `Fetcher.fetch`)."""
+    try:
+        request = next(flow)
+        while True:
+            try:
+                response = fetch(request)
+            except FetchError as exc:
+                request = flow.throw(exc)
+            else:
+                request = flow.send(response)
+    except StopIteration as stop:
+        entry: RobotsEntry = stop.value
+        return entry
+
+
+async def arun_flow(flow: Flow, fetch: Callable[[FetchRequest], Awaitable[FetchResponse]]) -> RobotsEntry:
+    """Drive a flow with an asynchronous fetch function (an `AsyncFetcher.fetch`)."""
+    try:
+        request = next(flow)
+        while True:
+            try:
+                response = await fetch(request)
+            except FetchError as exc:
+                request = flow.throw(exc)
+            else:
+                request = flow.send(response)
+    except StopIteration as stop:
+        entry: RobotsEntry = stop.value
+        return entry
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+
+def format_time(epoch: float) -> str:
+    """An epoch time as `2026-11-22T15:00:00Z`, the form used in reasons."""
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def resolve_profile(profile: str | None, url: str) -> str:
+    """SPEC.md 1: no explicit profile means `gemini` for gemini:// URLs, `rfc9309` otherwise."""
+    if profile is not None:
+        return profile
+    return "gemini" if urlsplit(url).scheme.lower() == "gemini" else "rfc9309"
+
+
+def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None = None) -> Decision:
+    """May `agent` fetch `url`, given the entry for its authority? `reason`/`source` name the fetch."""
+    name = resolve_profile(profile, url)
+    fetched = f"{entry.reason} fetched {format_time(entry.fetched_at)}"
+    robots = entry.parsed(profile)
+    if robots is not None and not entry.stale:
+        return replace(robots.decide(url, agent), source=f"robots.txt {fetched}")
+    if robots is not None:
+        good = format_time(entry.good_at if entry.good_at is not None else entry.fetched_at)
+        decision = robots.decide(url, agent)
+        return replace(
+            decision,
+            reason=f"stale copy from {good}: {decision.reason}",
+            source=f"robots.txt unreachable ({fetched}); stale copy from {good}",
+        )
+    if entry.outcome is Outcome.UNAVAILABLE:
+        # RFC 9309 2.3.1.3: the crawler MAY access any resource.
+        reason = f"robots.txt unavailable ({entry.reason}): everything allowed"
+        return Decision(allowed=True, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")
+    path = urlsplit(url).path
+    if path == "/robots.txt" and name != "google":
+        # RFC 9309 2.2.2: /robots.txt is implicitly allowed, or a crawler could never retry.
+        reason = "implicitly allowed /robots.txt"
+        return Decision(allowed=True, rule=None, reason=reason, profile=name, path=path, source=fetched)
+    # RFC 9309 2.3.1.4: unreachable means complete disallow.
+    reason = f"robots.txt unreachable ({entry.reason})"
+    return Decision(allowed=False, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")

@@ -1,0 +1,119 @@
+"""The three profiles as data: SPEC.md section 1's table, and the only home of leniency switches.
+
+Every place where RFC 9309, Google's reference parser and the Gemini companion disagree is a
+field here; the parser and matcher read these fields and never test a profile's name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from robotskit.errors import UnknownProfile
+
+RFC9309 = "rfc9309"
+GOOGLE = "google"
+GEMINI = "gemini"
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One column of SPEC.md section 1."""
+
+    name: str
+    # URL and pattern normalisation: rfc9309 decodes %xx of unreserved characters on both
+    # sides; google only upper-cases %xx and escapes bytes >= 0x80 in patterns.
+    normalise_urls: bool
+    # RFC 9309 2.2.2: "/robots.txt" is implicitly allowed.
+    robots_txt_always_allowed: bool
+    # Characters of the product token read from a `user-agent` value in the file.
+    group_token: re.Pattern[str]
+    # Google: `* anything` is still the global agent; rfc9309: only `*` alone.
+    star_with_trailing_text_is_global: bool
+    # rfc9309: the caller's user agent is reduced to its product token; google: compared as given.
+    reduce_caller_agent: bool
+    # Google: `Allow: /dir/index.html` also allows `/dir/` (as `/dir/$`).
+    index_html_allows_directory: bool
+    # Gemini companion: rules before the first user-agent line apply to every agent.
+    preamble_applies: bool
+    # Gemini companion: `*`, every purpose and the bot's own token are each judged alone.
+    judge_every_token: bool
+
+    @property
+    def family(self) -> str:
+        """Profiles that read a file identically share one compiled view of it."""
+        return GOOGLE if not self.normalise_urls else RFC9309
+
+
+_C_SPACE = frozenset(" \t\n\v\f\r")  # C isspace(), what Google's check uses
+_RFC_TOKEN = re.compile(r"[A-Za-z0-9_-]*")
+_GOOGLE_TOKEN = re.compile(r"[A-Za-z_-]*")
+
+PROFILES: dict[str, Profile] = {
+    RFC9309: Profile(
+        name=RFC9309,
+        normalise_urls=True,
+        robots_txt_always_allowed=True,
+        group_token=_RFC_TOKEN,
+        star_with_trailing_text_is_global=False,
+        reduce_caller_agent=True,
+        index_html_allows_directory=False,
+        preamble_applies=False,
+        judge_every_token=False,
+    ),
+    GOOGLE: Profile(
+        name=GOOGLE,
+        normalise_urls=False,
+        robots_txt_always_allowed=False,
+        group_token=_GOOGLE_TOKEN,
+        star_with_trailing_text_is_global=True,
+        reduce_caller_agent=False,
+        index_html_allows_directory=True,
+        preamble_applies=False,
+        judge_every_token=False,
+    ),
+    GEMINI: Profile(
+        name=GEMINI,
+        normalise_urls=True,
+        robots_txt_always_allowed=True,
+        group_token=_RFC_TOKEN,
+        star_with_trailing_text_is_global=False,
+        reduce_caller_agent=True,
+        index_html_allows_directory=False,
+        preamble_applies=True,
+        judge_every_token=True,
+    ),
+}
+
+
+def get_profile(name: str) -> Profile:
+    """The profile called `name` (case-insensitive); UnknownProfile for anything else."""
+    profile = PROFILES.get(name.lower()) if isinstance(name, str) else None
+    if profile is None:
+        raise UnknownProfile(f"unknown profile {name!r}: expected one of {', '.join(PROFILES)}")
+    return profile
+
+
+def profile_for_url(url: str) -> Profile:
+    """The default profile for a URL when the caller chose none: gemini for gemini://, else rfc9309."""
+    if url[:9].lower() == "gemini://":
+        return PROFILES[GEMINI]
+    return PROFILES[RFC9309]
+
+
+def group_token(profile: Profile, value: str) -> str | None:
+    """The token a `user-agent` value in the file stands for: `*`, a lower-cased token, or None.
+
+    SPEC 1: the product token is the leading run of the profile's token characters
+    (`Googlebot/2.1` -> `googlebot`; Google also cuts at digits, so `AB42bot` -> `ab`).
+    None means the value names no agent this profile can match.
+    """
+    if value == "*":
+        return "*"
+    if profile.star_with_trailing_text_is_global and value[:1] == "*" and value[1:2] in _C_SPACE:
+        return "*"
+    match = profile.group_token.match(value)
+    token = match.group(0) if match else ""
+    if not token and profile.reduce_caller_agent:
+        return None  # rfc9309: a value with no product token applies to no one (lint reports it)
+    return token.lower()
