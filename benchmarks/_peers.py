@@ -1,4 +1,4 @@
-"""Adapters that give every implementation the same two calls: ``parse(body)`` and ``check(parsed, url, agent)``.
+"""Adapters giving every implementation the same two calls: ``parse(body)`` and ``check(parsed, url, agent)``.
 
 Everything an implementation needs to turn the raw bytes into its own input (decoding to ``str`` for the
 ``str``-only peers) happens inside ``parse``, because a crawler holds bytes: that cost is part of parsing.
@@ -6,17 +6,22 @@ Google's C++ library (both bindings) has no parsed object: every call parses the
 ``parse`` only keeps the body and its ``check`` is parse + match. The table says so.
 """
 
+# Peers are imported inside their factory on purpose: a peer that is not installed becomes a "not available"
+# column instead of an ImportError for the whole suite.
+# ruff: noqa: PLC0415
+
 from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 ParseFn = Callable[[bytes], Any]
-CheckFn = Callable[[Any, str, str], bool]
+CheckFn = Callable[[Any, str, str], Any]  # peers return bool or bool-like
 
 
 @dataclass(slots=True)
@@ -28,6 +33,10 @@ class Impl:
     parse: ParseFn | None = None
     check: CheckFn | None = None
     version: str = ""
+    # bind(parsed) -> the library's own callable for that parsed file, so the timed loop calls it with no
+    # adapter frame in between; agent_first says whether it takes (agent, url) rather than (url, agent).
+    bind: Callable[[Any], Callable[[str, str], Any]] | None = None
+    agent_first: bool = False
     reparses: bool = False  # check() re-parses the whole body on every call
     missing: str = ""  # "not available: <reason>" when it could not be loaded
     notes: list[str] = field(default_factory=list)
@@ -63,12 +72,12 @@ def _robotskit(profile: str | None) -> Impl:
         def parse(body: bytes) -> Any:
             return parse_fn(body, profile)
 
-    def check(robots: Any, url: str, agent: str) -> bool:
+    def check(robots: Any, url: str, agent: str) -> Any:
         return robots.allowed(url, agent)
 
     parse(b"User-agent: *\nDisallow: /x\n").allowed("http://e.com/x", "bot")  # fail early if unusable
     name = "robotskit" if profile is None else f"robotskit[{profile}]"
-    return Impl(name, "python", parse, check, _version("robotskit"))
+    return Impl(name, "python", parse, check, _version("robotskit"), bind=lambda r: r.allowed)
 
 
 def _protego() -> Impl:
@@ -77,10 +86,10 @@ def _protego() -> Impl:
     def parse(body: bytes) -> Any:
         return Protego.parse(_text(body))
 
-    def check(rp: Any, url: str, agent: str) -> bool:
+    def check(rp: Any, url: str, agent: str) -> Any:
         return rp.can_fetch(url, agent)
 
-    return Impl("Protego", "python", parse, check, _version("Protego"))
+    return Impl("Protego", "python", parse, check, _version("Protego"), bind=lambda rp: rp.can_fetch)
 
 
 def _urllib() -> Impl:
@@ -92,10 +101,11 @@ def _urllib() -> Impl:
         rp.parse(_text(body).splitlines())
         return rp
 
-    def check(rp: Any, url: str, agent: str) -> bool:
+    def check(rp: Any, url: str, agent: str) -> Any:
         return rp.can_fetch(agent, url)
 
-    return Impl("urllib", "python", parse, check, f"py{platform.python_version()}")
+    version = f"py{platform.python_version()}"
+    return Impl("urllib", "python", parse, check, version, bind=lambda rp: rp.can_fetch, agent_first=True)
 
 
 def _robotspy() -> Impl:
@@ -104,10 +114,18 @@ def _robotspy() -> Impl:
     def parse(body: bytes) -> Any:
         return RobotsParser.from_string(_text(body))
 
-    def check(rp: Any, url: str, agent: str) -> bool:
+    def check(rp: Any, url: str, agent: str) -> Any:
         return rp.can_fetch(agent, url)
 
-    return Impl("robotspy", "python", parse, check, _version("robotspy"))
+    return Impl(
+        "robotspy",
+        "python",
+        parse,
+        check,
+        _version("robotspy"),
+        bind=lambda rp: rp.can_fetch,
+        agent_first=True,
+    )
 
 
 def _reppy() -> Impl:
@@ -116,10 +134,10 @@ def _reppy() -> Impl:
     def parse(body: bytes) -> Any:
         return Robots.parse("", body)
 
-    def check(rp: Any, url: str, agent: str) -> bool:
+    def check(rp: Any, url: str, agent: str) -> Any:
         return rp.allowed(url, agent)
 
-    return Impl("reppy", "native", parse, check, _version("reppy"))
+    return Impl("reppy", "native", parse, check, _version("reppy"), bind=lambda rp: rp.allowed)
 
 
 def _fast_robotstxt() -> Impl:
@@ -130,10 +148,19 @@ def _fast_robotstxt() -> Impl:
     def parse(body: bytes) -> Any:
         return _text(body)  # the binding takes str and encodes it again on every call
 
-    def check(text: Any, url: str, agent: str) -> bool:
+    def check(text: Any, url: str, agent: str) -> Any:
         return matcher.is_allowed(text, agent, url)
 
-    return Impl("fast-robotstxt", "native", parse, check, _version("fast-robotstxt"), reparses=True)
+    return Impl(
+        "fast-robotstxt",
+        "native",
+        parse,
+        check,
+        _version("fast-robotstxt"),
+        bind=lambda text: partial(matcher.is_allowed, text),
+        agent_first=True,
+        reparses=True,
+    )
 
 
 def _jwm() -> Impl:
@@ -145,10 +172,19 @@ def _jwm() -> Impl:
     def parse(body: bytes) -> Any:
         return body  # pybind11 takes bytes as std::string: no decoding at all
 
-    def check(body: Any, url: str, agent: str) -> bool:
+    def check(body: Any, url: str, agent: str) -> Any:
         return one(body, agent, url)
 
-    return Impl("jwm.robotstxt", "native", parse, check, _version("jwm.robotstxt"), reparses=True)
+    return Impl(
+        "jwm.robotstxt",
+        "native",
+        parse,
+        check,
+        _version("jwm.robotstxt"),
+        bind=lambda body: partial(one, body),
+        agent_first=True,
+        reparses=True,
+    )
 
 
 FACTORIES: dict[str, Callable[[], Impl]] = {
@@ -161,7 +197,12 @@ FACTORIES: dict[str, Callable[[], Impl]] = {
     "jwm.robotstxt": _jwm,
 }
 ORDER = tuple(FACTORIES)
+# Opt-in columns (`--only robotskit,robotskit[google],...`): robotskit in its other profiles.
+FACTORIES["robotskit[google]"] = lambda: _robotskit("google")
+FACTORIES["robotskit[rfc9309]"] = lambda: _robotskit("rfc9309")
 KIND = {
+    "robotskit[google]": "python",
+    "robotskit[rfc9309]": "python",
     "robotskit": "python",
     "Protego": "python",
     "urllib": "python",
@@ -180,7 +221,7 @@ def load(name: str) -> Impl:
             return Impl(name, KIND[name], missing=f"not available: {marker.read_text().strip()}")
     try:
         return FACTORIES[name]()
-    except Exception as exc:  # noqa: BLE001 - any failure to load a peer is reported, not raised
+    except Exception as exc:  # any failure to load a peer becomes a "not available" column
         return Impl(name, KIND[name], missing=f"not available: {type(exc).__name__}: {exc}"[:160])
 
 
@@ -193,5 +234,5 @@ def load_google_reference() -> tuple[CheckFn | None, str]:
 def load_robotskit_google() -> Impl:
     try:
         return _robotskit("google")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return Impl("robotskit[google]", "python", missing=f"not available: {type(exc).__name__}: {exc}")

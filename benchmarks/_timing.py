@@ -1,7 +1,8 @@
 """Timing primitives: a result value with spread, and in-process loops that keep the GC out of the timings.
 
 Everything is ``time.perf_counter_ns``. Values are medians; the spread is half the range of the repeated
-values relative to the median (``±4%`` = the repetitions lay within 4% either side). On a shared 2-core
+rounds relative to the median (``±4%`` = the rounds lay within 4% either side), or, for the child-process
+measures with hundreds of passes, half the interquartile range. On a shared 2-core
 machine the absolute numbers drift with the load; the ratios, measured side by side in one run with the
 implementations interleaved round by round, are what to read.
 """
@@ -29,7 +30,13 @@ class Result:
     runs: list[float] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {"value": self.value, "unit": self.unit, "spread": self.spread, "note": self.note, "runs": self.runs}
+        return {
+            "value": self.value,
+            "unit": self.unit,
+            "spread": self.spread,
+            "note": self.note,
+            "runs": self.runs,
+        }
 
 
 def summarize(values: Sequence[float], unit: str, note: str = "") -> Result:
@@ -42,12 +49,13 @@ def summarize(values: Sequence[float], unit: str, note: str = "") -> Result:
 
 
 def percentile_spread(values: Sequence[float], unit: str) -> Result:
-    """Median with the 10th-90th percentile half-range as spread (for many noisy repetitions)."""
+    """Median with the interquartile half-range as spread (for many repetitions, where one stall of the
+    shared machine would otherwise blow up a min-max range)."""
     if len(values) < 5:
         return summarize(values, unit)
-    qs = statistics.quantiles(values, n=10)
+    q1, _, q3 = statistics.quantiles(values, n=4)
     med = statistics.median(values)
-    spread = (qs[-1] - qs[0]) / 2 / med if med > 0 else None
+    spread = (q3 - q1) / 2 / med if med > 0 else None
     return Result(med, unit, spread, "", [round(v, 4) for v in values[:50]])
 
 
@@ -64,21 +72,33 @@ class NoGC:
             gc.enable()
 
 
-def time_checks(check: Callable[[Any, str, str], bool], parsed: Any, urls: Sequence[str], agent: str, reps: int) -> float:
-    """Median over ``reps`` passes of the mean ns per URL for one parsed file."""
+def time_checks(
+    bound: Callable[[str, str], Any], agent_first: bool, urls: Sequence[str], agent: str, reps: int
+) -> float:
+    """Median over ``reps`` passes of the mean ns per URL for one parsed file (library called directly)."""
     passes = []
     for _ in range(reps):
-        t0 = now()
-        for url in urls:
-            check(parsed, url, agent)
+        if agent_first:
+            t0 = now()
+            for url in urls:
+                bound(agent, url)
+        else:
+            t0 = now()
+            for url in urls:
+                bound(url, agent)
         passes.append((now() - t0) / len(urls))
     return statistics.median(passes)
 
 
 def time_parse(
-    parse: Callable[[bytes], Any], check: Callable[[Any, str, str], bool], body: bytes, url: str, agent: str, reps: int
+    parse: Callable[[bytes], Any],
+    check: Callable[[Any, str, str], bool],
+    body: bytes,
+    url: str,
+    agent: str,
+    reps: int,
 ) -> tuple[float, float]:
-    """Median ns of parse, and of parse + first check, timed in one sequence so the file is parsed once per rep."""
+    """Median ns of parse and of parse + first check, timed in one sequence (one parse per rep)."""
     parse_ns, first_ns = [], []
     for _ in range(reps):
         t0 = now()

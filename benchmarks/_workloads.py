@@ -49,12 +49,17 @@ def load_sample(n: int, seed: int = SEED) -> list[Sample]:
     """``n`` corpus files stratified by size (see module docstring), in size order."""
     if not (CORPUS / "manifest.jsonl").exists():
         raise SystemExit(f"corpus not found at {CORPUS.resolve()} (expected ../shared/corpus)")
-    manifest = [json.loads(line) for line in (CORPUS / "manifest.jsonl").read_text().splitlines() if line]
+    manifest = [
+        json.loads(line)
+        for line in (CORPUS / "manifest.jsonl").read_text(encoding="utf-8").split("\n")
+        if line
+    ]
     urls = {}
-    for line in (CORPUS / "urls.jsonl").read_text().splitlines():
+    for line in (CORPUS / "urls.jsonl").read_text(encoding="utf-8").split("\n"):
         if line:
             row = json.loads(line)
-            urls[row["file"]] = tuple(row["base_url"] + p for p in row["paths"])
+            base = row["base_url"] or HOST  # 40 files have no known site; any host will do
+            urls[row["file"]] = tuple(base + p for p in row["paths"])
     ranked = sorted(manifest, key=lambda m: (m["bytes"], m["file"]))
     rng = random.Random(seed)
     chosen = []
@@ -88,15 +93,19 @@ def many_prefix_rules(n: int = 10_000) -> tuple[bytes, tuple[str, ...]]:
 
 
 HOSTILE_PATH = "/" + "a" * 4999  # 5,000 characters, no "b": every wildcard pattern must fail
+# The same length, but containing every <i> of the 1,000 rules: a pre-filter on "does each literal occur
+# at all" cannot reject any rule, so every pattern is really matched (and fails only at the final "b").
+EVERY_I_PATH = ("/" + "".join(f"a{i}" for i in range(1000))).ljust(5000, "a")
 
 
 def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
     """The adversarial files of issue 7, each checked against a 5,000-character path."""
     url = (HOST + HOSTILE_PATH,)
-    many = "\n".join(f"Disallow: /*a*{i}*b" for i in range(1000))
+    many = f"User-agent: *\n{chr(10).join(f'Disallow: /*a*{i}*b' for i in range(1000))}\n".encode()
     return {
         "8 stars /*a*a*a*a*a*a*a*a*b": (b"User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*b\n", url),
-        "1,000 rules /*a*<i>*b": (f"User-agent: *\n{many}\n".encode(), url),
+        "1,000 rules /*a*<i>*b": (many, url),
+        "1,000 rules, every <i> in path": (many, (HOST + EVERY_I_PATH,)),
         "one rule with 50 stars": (("User-agent: *\nDisallow: /" + "*a" * 50 + "b\n").encode(), url),
     }
 
@@ -127,7 +136,9 @@ def big_realistic(limit: int = LIMIT - 1000) -> bytes:
             return f"Allow: /catalog/{i}/public/\n"
         return f"Disallow: /catalog/{i}/private/page-{i}.html\n"
 
-    return _fill("User-agent: *\nDisallow: /cgi-bin/\nSitemap: https://example.com/sitemap.xml\n", line, limit)
+    return _fill(
+        "User-agent: *\nDisallow: /cgi-bin/\nSitemap: https://example.com/sitemap.xml\n", line, limit
+    )
 
 
 def big_wildcards(limit: int = LIMIT - 1000) -> bytes:

@@ -145,7 +145,9 @@ def load_reasons(path: Path = DEVIATIONS) -> dict[str, str]:
     """reason key -> explanation (the `[reasons]` table of deviations.toml)."""
     if not path.exists():
         return {}
-    return {str(k): str(v) for k, v in tomllib.loads(path.read_text(encoding="utf-8")).get("reasons", {}).items()}
+    return {
+        str(k): str(v) for k, v in tomllib.loads(path.read_text(encoding="utf-8")).get("reasons", {}).items()
+    }
 
 
 def run_source(source: str, profile: str, deviations: Mapping[str, str]) -> SourceResult:
@@ -179,7 +181,10 @@ def run(profiles: Sequence[str], only: Sequence[str] = ()) -> Iterator[SourceRes
 
 
 def _print_table(results: Sequence[SourceResult], verbose: bool) -> None:
-    header = f"{'source':<20} {'profile':<8} {'total':>5} {'passed':>6} {'failed':>6} {'listed':>6} {'unlisted':>8} {'stale':>5}"
+    header = (
+        f"{'source':<20} {'profile':<8} {'total':>5} {'passed':>6} {'failed':>6} "
+        f"{'listed':>6} {'unlisted':>8} {'stale':>5}"
+    )
     print(header)
     print("-" * len(header))
     for r in results:

@@ -8,6 +8,7 @@
 The core (parse, match) uses only the standard library. See README.md for the tour.
 """
 
+from robotskit._authority import authority_key, robots_txt_url
 from robotskit._lexer import lex
 from robotskit._model import (
     Decision,
@@ -24,6 +25,8 @@ from robotskit._model import (
 from robotskit._robots import RobotsTxt, parse
 from robotskit._url import path_params_query
 from robotskit.agents import GEMINI_PURPOSES, Agent, product_token
+from robotskit.cache import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
+from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.errors import (
     CacheError,
     FetchError,
@@ -35,6 +38,7 @@ from robotskit.errors import (
     UnknownProfile,
 )
 from robotskit.extensions import RequestRate
+from robotskit.policy import Outcome, PolicyConfig, RobotsEntry
 from robotskit.profiles import PROFILES
 
 __version__ = "0.1.0"
@@ -43,6 +47,8 @@ __all__ = [
     "GEMINI_PURPOSES",
     "PROFILES",
     "Agent",
+    "AsyncRobotsClient",
+    "Cache",
     "CacheError",
     "Decision",
     "Diagnostic",
@@ -53,19 +59,29 @@ __all__ = [
     "InvalidURL",
     "Line",
     "LineKind",
+    "MemoryCache",
+    "Outcome",
+    "PolicyConfig",
     "ProtocolViolation",
     "Record",
+    "RedisCache",
     "RequestRate",
+    "RobotsClient",
+    "RobotsEntry",
     "RobotsTxt",
     "RobotskitError",
     "Rule",
     "RuleKind",
+    "SQLiteCache",
     "Severity",
     "TokenVerdict",
     "UnknownProfile",
     "__version__",
+    "authority_key",
     "lex",
+    "open_cache",
     "parse",
     "path_params_query",
     "product_token",
+    "robots_txt_url",
 ]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-class RuleKind(str, enum.Enum):
+class RuleKind(enum.StrEnum):
     """What a rule does when it is the deciding match. Compares equal to its string value."""
 
     ALLOW = "allow"
@@ -20,7 +21,7 @@ class RuleKind(str, enum.Enum):
         return self.value
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     """How bad a diagnostic is. `error`: the line was dropped; `warning`: kept but likely wrong."""
 
     ERROR = "error"
@@ -31,7 +32,7 @@ class Severity(str, enum.Enum):
         return self.value
 
 
-class LineKind(str, enum.Enum):
+class LineKind(enum.StrEnum):
     """What the lexer made of one physical line."""
 
     EMPTY = "empty"
@@ -69,13 +70,15 @@ class Line:
     invalid_utf8: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """An `allow` or `disallow` rule.
 
     `pattern` is the pattern as matched (after the profile's normalisation); `raw` is the value
     as written in the file. `line` is 1-based. `derived` marks rules the profile added (Google's
     `index.html` rule), which share the line of the rule they come from.
+
+    A named tuple rather than a dataclass: large files hold tens of thousands of rules, and a
+    tuple is built an order of magnitude faster while staying immutable and picklable.
     """
 
     line: int

@@ -14,9 +14,11 @@ remaining pattern could outrank the best match found.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from robotskit._model import Rule
+
+Test = Callable[[str], bool]
 
 
 def split_pattern(pattern: str) -> tuple[tuple[str, ...], bool]:
@@ -54,6 +56,19 @@ def pattern_matches(pattern: str, path: str) -> bool:
     return glob_match(segments, anchored, path)
 
 
+def _dispatch_key(pattern: str) -> str | None:
+    """The second character every path this pattern matches must have; None if it could be any.
+
+    Paths start with '/'. `/abc` needs `a`; `/$` needs the path to be `/` (key ""); `/`, `/*x`
+    and `*x` can match any path.
+    """
+    if len(pattern) < 2 or pattern[0] == "*" or pattern[1] == "*":
+        return None
+    if pattern == "/$":
+        return ""
+    return pattern[1]
+
+
 def _outranks(rule: Rule, other: Rule | None) -> bool:
     """RFC 9309 2.2.2: the longest pattern wins; on equal length allow wins; else the earlier line."""
     if other is None:
@@ -66,65 +81,132 @@ def _outranks(rule: Rule, other: Rule | None) -> bool:
     return rule.line < other.line
 
 
-class RuleSet:
-    """The rules that apply to one agent view, indexed for fast `best()` lookups.
+def _priority(rule: Rule) -> tuple[int, bool, int]:
+    return (-len(rule.pattern), not rule.allow, rule.line)
 
-    Immutable after construction; safe to share between threads.
-    """
 
-    __slots__ = ("_complex", "_exact", "_prefix_lengths", "_prefixes", "rules")
+def _always(path: str) -> bool:
+    return True
 
-    def __init__(self, rules: Iterable[Rule]) -> None:
-        kept = [rule for rule in rules if rule.pattern]  # SPEC 2: an empty pattern is no rule
-        self.rules: tuple[Rule, ...] = tuple(kept)
+
+def wildcard_test(pattern: str) -> Test:
+    """A fast test for one wildcard pattern: the common shapes get one string operation, and
+    every other shape first checks that its longest literal segment occurs at all (a C-speed
+    rejection that keeps thousands of hostile patterns cheap) before the greedy match."""
+    segments, anchored = split_pattern(pattern)
+    if len(segments) == 2 and segments[0] in ("", "/"):
+        head, tail = len(segments[0]), segments[1]
+        if anchored:  # `/*.pdf$`
+            return lambda path: path.endswith(tail) and len(path) - len(tail) >= head
+        if not tail:  # `/*` or `*`
+            return _always if head == 0 else (lambda path: path.startswith("/"))
+        return lambda path: path.find(tail, head) >= 0  # `/*?`, `/*/feed/`
+    longest = max(segments, key=len)
+    if not longest:
+        return lambda path: glob_match(segments, anchored, path)
+
+    def test(path: str) -> bool:
+        return longest in path and glob_match(segments, anchored, path)
+
+    return test
+
+
+class _Bucket:
+    """The rules whose pattern starts with `/c` for one character c (or every other rule)."""
+
+    __slots__ = ("exact", "lengths", "prefixes", "wildcards")
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
         prefixes: dict[int, dict[str, Rule]] = {}
         exact: dict[str, Rule] = {}
-        complex_rules: list[tuple[int, bool, tuple[str, ...], bool, Rule]] = []
-        for rule in kept:
+        wildcards: list[tuple[Rule, Test]] = []
+        for rule in rules:
             pattern = rule.pattern
             segments, anchored = split_pattern(pattern)
-            if len(segments) == 1 and not anchored:
-                bucket = prefixes.setdefault(len(pattern), {})
-                if _outranks(rule, bucket.get(pattern)):
-                    bucket[pattern] = rule
-            elif len(segments) == 1:
+            if len(segments) > 1:
+                wildcards.append((rule, wildcard_test(pattern)))
+            elif anchored:
                 if _outranks(rule, exact.get(segments[0])):
                     exact[segments[0]] = rule
             else:
-                complex_rules.append((len(pattern), rule.allow, segments, anchored, rule))
-        complex_rules.sort(key=lambda item: (-item[0], not item[1], item[4].line))
-        self._prefixes = prefixes
-        self._prefix_lengths = tuple(sorted(prefixes, reverse=True))
-        self._exact = exact
-        self._complex = tuple(complex_rules)
+                bucket = prefixes.setdefault(len(pattern), {})
+                if _outranks(rule, bucket.get(pattern)):
+                    bucket[pattern] = rule
+        wildcards.sort(key=lambda item: _priority(item[0]))
+        self.prefixes = prefixes
+        self.lengths = tuple(sorted(prefixes, reverse=True))
+        self.exact = exact
+        self.wildcards = tuple(wildcards)
 
-    def best(self, path: str) -> Rule | None:
-        """The deciding rule for `path`, or None when no rule matches."""
-        best: Rule | None = None
+    def best(self, path: str, best: Rule | None) -> Rule | None:
+        """The best rule of this bucket for `path` if it outranks `best`, else `best`."""
         path_length = len(path)
-        prefixes = self._prefixes
-        for length in self._prefix_lengths:
+        prefixes = self.prefixes
+        for length in self.lengths:  # longest first: the first hit is the best prefix here
             if length <= path_length:
                 rule = prefixes[length].get(path[:length])
                 if rule is not None:
-                    best = rule
+                    if _outranks(rule, best):
+                        best = rule
                     break
-        if self._exact:
-            rule = self._exact.get(path)
+        if self.exact:
+            rule = self.exact.get(path)
             if rule is not None and _outranks(rule, best):
                 best = rule
-        if self._complex:
-            for _, _, segments, anchored, rule in self._complex:
-                if best is not None and not _outranks(rule, best):
-                    break  # sorted in _outranks order: nothing left can outrank the best match
-                if glob_match(segments, anchored, path):
-                    return rule
+        for rule, test in self.wildcards:
+            if best is not None and not _outranks(rule, best):
+                break  # sorted by priority: nothing left can outrank the best match
+            if test(path):
+                return rule
+        return best
+
+
+class RuleSet:
+    """The rules that apply to one agent view, indexed so a check does not scan every rule.
+
+    Rules are split by the second character of their pattern (paths all start with '/'): a
+    path only consults its own bucket, plus the few rules that can match anywhere (`/`, `/*x`).
+    Within a bucket, plain prefixes are probed by length in one dict per length, exact `$`
+    patterns in one dict, and wildcard patterns are tried longest first with an early stop.
+    Immutable after construction; safe to share between threads.
+    """
+
+    __slots__ = ("_anywhere", "_buckets", "rules")
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        # SPEC 2: an empty pattern is no rule. Paths always start with '/', so a pattern starting
+        # with anything but '/' or '*' can never match (Google keeps them and never matches them).
+        kept = [rule for rule in rules if rule.pattern[:1] in ("/", "*")]
+        self.rules: tuple[Rule, ...] = tuple(kept)
+        by_key: dict[str, list[Rule]] = {}
+        anywhere: list[Rule] = []
+        for rule in kept:
+            key = _dispatch_key(rule.pattern)
+            if key is None:
+                anywhere.append(rule)
+            else:
+                by_key.setdefault(key, []).append(rule)
+        self._buckets = {key: _Bucket(bucket) for key, bucket in by_key.items()}
+        anywhere.sort(key=_priority)
+        self._anywhere = tuple(
+            (rule, wildcard_test(rule.pattern) if "*" in rule.pattern else _always) for rule in anywhere
+        )
+
+    def best(self, path: str) -> Rule | None:
+        """The deciding rule for `path`, or None when no rule matches."""
+        bucket = self._buckets.get(path[1:2])
+        best = bucket.best(path, None) if bucket is not None else None
+        for rule, test in self._anywhere:
+            if best is not None and not _outranks(rule, best):
+                break
+            if test(path):
+                return rule
         return best
 
     def matching(self, path: str) -> list[Rule]:
         """Every rule that matches `path`, deciding one first (for explain; scans all rules)."""
         found = [rule for rule in self.rules if pattern_matches(rule.pattern, path)]
-        found.sort(key=lambda rule: (-len(rule.pattern), not rule.allow, rule.line))
+        found.sort(key=_priority)
         return found
 
 

@@ -20,20 +20,22 @@ from robotskit.extensions import (
     parse_crawl_delay,
     parse_request_rate,
 )
-from robotskit.matcher import View, decide, is_allowed
+from robotskit.matcher import Checker, View, decide, make_checker
 from robotskit.parser import parse_file
-from robotskit.profiles import Profile, get_profile, profile_for_url
+from robotskit.profiles import PROFILES, RFC9309, Profile, get_profile, profile_for_url
 
 if TYPE_CHECKING:
     from robotskit.ai_prefs import ContentSignal, ContentUsage
 
 AgentLike = str | Agent | None
+_MAX_CHECKERS = 1024
+_RFC = PROFILES[RFC9309]
 
 
 class RobotsTxt:
     """A parsed robots.txt. Build it with `robotskit.parse`; never raises on content."""
 
-    __slots__ = ("_body", "_lines", "_max_bytes", "_parsed", "_profile", "_robots_url", "_views")
+    __slots__ = ("_body", "_checkers", "_lines", "_max_bytes", "_parsed", "_profile", "_robots_url", "_views")
 
     def __init__(
         self,
@@ -53,6 +55,8 @@ class RobotsTxt:
         self._robots_url = robots_url
         self._parsed = parse_file(data, max_bytes, robots_url)
         self._views: dict[str, View] = {}
+        # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
+        self._checkers: dict[tuple[str, AgentLike], Checker] = {}
         self._lines: tuple[Line, ...] | None = None
 
     # -- decisions ---------------------------------------------------------------------------
@@ -66,8 +70,20 @@ class RobotsTxt:
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
+        profile = self._profile
+        if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
+            profile = _RFC if url[:1] not in "gG" else profile_for_url(url)
+        check = self._checkers.get((profile.name, agent))
+        if check is None:
+            check = self._checker(url, agent)
+        return check(url)
+
+    def _checker(self, url: str, agent: AgentLike) -> Checker:
         view, profile = self._resolve(url)
-        return is_allowed(view, profile, url, agent)
+        if len(self._checkers) >= _MAX_CHECKERS:
+            self._checkers.clear()
+        check = self._checkers[(profile.name, agent)] = make_checker(profile, view.plan(profile, agent))
+        return check
 
     def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
         """Like `allowed`, with the deciding rule, groups and reason; `explain` lists every match too."""

@@ -22,12 +22,12 @@ MERGE = "merge"
 MOST_RESTRICTIVE = "most_restrictive"
 GEMINI_PURPOSES = ("archiver", "indexer", "researcher", "webproxy")
 
-_PRODUCT_TOKEN = re.compile(r"[A-Za-z0-9_-]*")
+_PRODUCT_TOKEN = re.compile(r"(?:[A-Za-z0-9_-]|[^\x00-\x7f\s])*")  # as profiles._RFC_TOKEN
 
 
 @lru_cache(maxsize=4096)
 def product_token(user_agent: str) -> str:
-    """The product token of a user-agent string: its leading run of `[A-Za-z0-9_-]`.
+    """The product token of a user-agent string: its leading run of `[A-Za-z0-9_-]` (and non-ASCII letters).
 
     RFC 9309 2.2.1 asks crawlers to match on the product token: `MyBot/2.1 (+https://x)` -> `MyBot`.
     `*` stays `*`. Case is kept; matching is case-insensitive.

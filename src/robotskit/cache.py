@@ -21,7 +21,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from robotskit.errors import CacheError, InvalidArgument
 from robotskit.policy import DEFAULT_POLICY, Outcome, RobotsEntry
@@ -221,7 +221,10 @@ class SQLiteCache:
         if row is None:
             return None
         data: dict[str, Any] = dict(zip(_COLUMNS, row[: len(_COLUMNS)], strict=True))
-        data.update(json.loads(row[-1]))
+        try:
+            data.update(json.loads(row[-1]))
+        except ValueError as exc:
+            raise CacheError(f"unreadable SQLite cache row for {authority}: {exc}", backend="sqlite") from exc
         data["authority"] = authority
         data["body"] = base64.b64encode(row[-2]).decode("ascii")
         return entry_from_dict(data)
@@ -242,19 +245,22 @@ class SQLiteCache:
         except sqlite3.Error as exc:
             raise CacheError(f"SQLite cache write failed: {exc}", backend="sqlite") from exc
 
+    def _write(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        try:
+            with self._lock:
+                return self._conn.execute(sql, params).rowcount
+        except sqlite3.Error as exc:
+            raise CacheError(f"SQLite cache write failed: {exc}", backend="sqlite") from exc
+
     def delete(self, authority: str) -> None:
-        with self._lock:
-            self._conn.execute("DELETE FROM robots_entries WHERE authority = ?", (authority,))
+        self._write("DELETE FROM robots_entries WHERE authority = ?", (authority,))
 
     def clear(self) -> None:
-        with self._lock:
-            self._conn.execute("DELETE FROM robots_entries")
+        self._write("DELETE FROM robots_entries")
 
     def prune(self, before: float) -> int:
         """Delete entries fetched before `before` (epoch seconds); returns how many."""
-        with self._lock:
-            cursor = self._conn.execute("DELETE FROM robots_entries WHERE fetched_at < ?", (before,))
-            return cursor.rowcount
+        return self._write("DELETE FROM robots_entries WHERE fetched_at < ?", (before,))
 
     def __len__(self) -> int:
         with self._lock:
@@ -311,7 +317,10 @@ class RedisCache:
             raise CacheError(f"Redis cache read failed: {exc}", backend="redis") from exc
         if raw is None:
             return None
-        return entry_from_dict(json.loads(raw))
+        try:
+            return entry_from_dict(json.loads(raw))
+        except ValueError as exc:
+            raise CacheError(f"unreadable Redis cache entry for {authority}: {exc}", backend="redis") from exc
 
     def put(self, entry: RobotsEntry) -> None:
         payload = json.dumps(entry_to_dict(entry))
@@ -322,13 +331,19 @@ class RedisCache:
             raise CacheError(f"Redis cache write failed: {exc}", backend="redis") from exc
 
     def delete(self, authority: str) -> None:
-        self._client.delete(self._key(authority))
+        try:
+            self._client.delete(self._key(authority))
+        except Exception as exc:
+            raise CacheError(f"Redis cache delete failed: {exc}", backend="redis") from exc
 
     def clear(self) -> None:
         """Delete every key under this cache's prefix (and nothing else)."""
-        keys = list(self._client.scan_iter(match=self.prefix + "*", count=500))
-        if keys:
-            self._client.delete(*keys)
+        try:
+            keys = list(self._client.scan_iter(match=self.prefix + "*", count=500))
+            if keys:
+                self._client.delete(*keys)
+        except Exception as exc:
+            raise CacheError(f"Redis cache clear failed: {exc}", backend="redis") from exc
 
     def close(self) -> None:
         self._client.close()
@@ -362,9 +377,10 @@ def open_cache(spec: str | Cache | None = None) -> Cache:
             raise InvalidArgument(f"no file in SQLite cache URL {spec!r}")
         return SQLiteCache(path)
     if scheme in ("redis", "rediss", "unix"):
-        prefix = query.pop("prefix", "robotskit:robots:")
-        url = spec.split("?", 1)[0] if "prefix" in parse_qs(parts.query) else spec
-        return RedisCache(url, prefix=prefix)
+        # `prefix` is ours; every other query parameter is redis-py's (socket_timeout=...).
+        rest = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "prefix"]
+        url = urlunsplit(parts._replace(query=urlencode(rest)))
+        return RedisCache(url, prefix=query.get("prefix", "robotskit:robots:"))
     raise InvalidArgument(
         f"unknown cache URL {spec!r}: use memory://, sqlite:///path or redis://host:port/db"
     )

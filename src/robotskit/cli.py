@@ -13,23 +13,26 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from rich.console import Console
 from rich.text import Text
 
 import robotskit
+from robotskit._authority import authority_key
 from robotskit._model import Decision, Diagnostic, Rule, Severity
 from robotskit.errors import RobotskitError
 from robotskit.lint import lint, match_end
 
 if TYPE_CHECKING:
-    from robotskit import RobotsClient, RobotsEntry, RobotsTxt
+    from robotskit import RobotsTxt
+    from robotskit.client import RobotsClient
+    from robotskit.policy import RobotsEntry
 
 __all__ = ["build_parser", "default_cache_path", "main"]
 
@@ -69,7 +72,7 @@ def _cache_spec(args: argparse.Namespace) -> str:
         return str(args.cache)
     path = Path(args.cache) if args.cache else default_cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path.resolve()}"
+    return f"sqlite://{path.resolve()}"  # sqlite:///abs/path.db
 
 
 def _is_url(text: str) -> bool:
@@ -117,7 +120,9 @@ class Loaded:
 
 
 def _client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> RobotsClient:
-    return robotskit.RobotsClient(
+    from robotskit.client import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+
+    return RobotsClient(
         agent if agent is not None else _agent(args),
         user_agent=getattr(args, "user_agent", None),
         cache=_cache_spec(args),
@@ -137,7 +142,7 @@ def load(source: str, args: argparse.Namespace, client: RobotsClient | None = No
         finally:
             if own:
                 active.close()
-        return Loaded(source, entry.robots, entry)
+        return Loaded(source, entry.parsed(profile), entry)
     if "://" in source:
         raise CliError(f"unsupported URL scheme in {source!r}: use one of {', '.join(URL_SCHEMES)}")
     return Loaded(source, robotskit.parse(_read_local(source), profile))
@@ -185,8 +190,13 @@ class Output:
 def _rule_json(rule: Rule | None) -> dict[str, Any] | None:
     if rule is None:
         return None
-    return {"line": rule.line, "kind": str(rule.kind), "pattern": rule.pattern, "raw": rule.raw,
-            "derived": rule.derived}
+    return {
+        "line": rule.line,
+        "kind": str(rule.kind),
+        "pattern": rule.pattern,
+        "raw": rule.raw,
+        "derived": rule.derived,
+    }
 
 
 def _decision_json(url: str, decision: Decision) -> dict[str, Any]:
@@ -212,7 +222,7 @@ def _verdict(allowed: bool) -> Text:
 
 
 def _iso(epoch: float | None) -> str | None:
-    return None if epoch is None else datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="seconds")
+    return None if epoch is None else datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds")
 
 
 # --------------------------------------------------------------------------- check
@@ -223,7 +233,9 @@ def _read_url_file(path: str) -> list[str]:
     return [s for s in (line.strip() for line in text.splitlines()) if s and not s.startswith("#")]
 
 
-def _decide_all(args: argparse.Namespace, out: Output, source: str | None, urls: list[str]) -> list[tuple[str, Decision]]:
+def _decide_all(
+    args: argparse.Namespace, out: Output, source: str | None, urls: list[str]
+) -> list[tuple[str, Decision]]:
     agent = _agent(args)
     results: list[tuple[str, Decision]] = []
     if source is not None and not _is_url(source):
@@ -231,16 +243,21 @@ def _decide_all(args: argparse.Namespace, out: Output, source: str | None, urls:
         return [(url, robots.decide(url, agent)) for url in out.progress(urls, "checking")]
     with _client(args, agent) as client:
         for url in out.progress(urls, "checking"):
-            target = url
-            if source is not None:
-                # Rules cover only their own authority (SPEC.md 6): paths join ROBOTS' authority.
-                target = urljoin(source, url) if url.startswith("/") else url
-                if robotskit.authority_key(target) != robotskit.authority_key(source):
-                    raise CliError(f"{url} is not covered by {source}: a robots.txt rules only its own host")
-            elif not _is_url(url):
-                raise CliError(f"{url!r} is not an absolute URL: give ROBOTS, or URLs with a scheme and host")
-            results.append((url, client.decide(target)))
+            results.append((url, client.decide(_on_authority(source, url))))
     return results
+
+
+def _on_authority(source: str | None, url: str) -> str:
+    """The absolute URL to decide when ROBOTS is a URL (or absent): bare paths join its authority."""
+    if source is None:
+        if not _is_url(url):
+            raise CliError(f"{url!r} is not an absolute URL: give ROBOTS, or URLs with a scheme and host")
+        return url
+    target = urljoin(source, url) if url.startswith("/") else url
+    # Rules cover only their own scheme, host and port (SPEC.md 6).
+    if not _is_url(target) or authority_key(target) != authority_key(source):
+        raise CliError(f"{url} is not covered by {source}: a robots.txt rules only its own host")
+    return target
 
 
 def cmd_check(args: argparse.Namespace, out: Output) -> int:
@@ -263,7 +280,9 @@ def cmd_check(args: argparse.Namespace, out: Output) -> int:
         return out.document("check", body, code)
     for url, decision in results:
         line = Text.assemble(_verdict(decision.allowed), "  ", url, "  ")
-        detail = f"line {decision.rule.line}: {_rule_label(decision.rule)}" if decision.rule else decision.reason
+        detail = (
+            f"line {decision.rule.line}: {_rule_label(decision.rule)}" if decision.rule else decision.reason
+        )
         line.append(f"({detail})", style="dim")
         out.print(line)
     return code
@@ -297,14 +316,18 @@ def _explain_json(robots: RobotsTxt, decision: Decision) -> list[dict[str, Any]]
     for verdict in decision.verdicts:
         deciding = verdict.matched[0] if verdict.matched else verdict.rule
         end = match_end(deciding.pattern, decision.path) if deciding else None
-        verdicts.append({
-            "token": verdict.token,
-            "allowed": verdict.allowed,
-            "groups": [{"line": g, "why": _group_reason(robots, g, verdict.token)} for g in verdict.groups],
-            "rule": _rule_json(deciding),
-            "matched_path": decision.path[:end] if end is not None else None,
-            "lost": [_rule_json(r) for r in verdict.matched[1:]],
-        })
+        verdicts.append(
+            {
+                "token": verdict.token,
+                "allowed": verdict.allowed,
+                "groups": [
+                    {"line": g, "why": _group_reason(robots, g, verdict.token)} for g in verdict.groups
+                ],
+                "rule": _rule_json(deciding),
+                "matched_path": decision.path[:end] if end is not None else None,
+                "lost": [_rule_json(r) for r in verdict.matched[1:]],
+            }
+        )
     return verdicts
 
 
@@ -314,7 +337,9 @@ def _render_verdict(out: Output, robots: RobotsTxt, decision: Decision, index: i
     if not verdict.groups:
         out.print("  no group applies to it, so nothing is disallowed")
     for line in verdict.groups:
-        out.print(Text.assemble("  group at line ", str(line), ": ", _group_reason(robots, line, verdict.token)))
+        out.print(
+            Text.assemble("  group at line ", str(line), ": ", _group_reason(robots, line, verdict.token))
+        )
     deciding = verdict.matched[0] if verdict.matched else verdict.rule
     if deciding is None:
         out.print("  no rule matched: allowed (RFC 9309 2.2.2)")
@@ -341,20 +366,24 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
     url, agent = urls[0], _agent(args)
     entry = None
     if source is None or _is_url(source):
-        target = urljoin(source, url) if source and url.startswith("/") else url
+        target = _on_authority(source, url)
         with _client(args, agent) as client:
             loaded = load(source or target, args, client)
             entry = loaded.entry
             policy = client.decide(target)
         robots = loaded.robots
-        decision = robots.decide(target, agent, explain=True) if robots and policy.rule else policy
+        # The client's decision carries the fetch outcome; the file, when there is one, explains it.
+        decision = robots.decide(target, agent, explain=True) if robots is not None else policy
     else:
         robots = robotskit.parse(_read_local(source), args.profile)
         decision = robots.decide(url, agent, explain=True)
     code = OK if decision.allowed else FOUND
     if out.json:
         body = {
-            "robots": source, "url": url, "agent": args.agent, **_decision_json(url, decision),
+            "robots": source,
+            "url": url,
+            "agent": args.agent,
+            **_decision_json(url, decision),
             "fetch": _entry_json(entry) if entry else None,
             "verdicts": _explain_json(robots, decision) if robots else [],
         }
@@ -395,17 +424,27 @@ def cmd_lint(args: argparse.Namespace, out: Output) -> int:
     counts = {str(s): sum(d.severity is s for d in diagnostics) for s in Severity}
     if out.json:
         items = [
-            {"code": d.code, "severity": str(d.severity), "line": d.line, "column": d.column,
-             "length": d.length, "message": d.message, "hint": d.hint,
-             "text": robots.lines[d.line - 1].raw if 0 < d.line <= len(robots.lines) else ""}
+            {
+                "code": d.code,
+                "severity": str(d.severity),
+                "line": d.line,
+                "column": d.column,
+                "length": d.length,
+                "message": d.message,
+                "hint": d.hint,
+                "text": robots.lines[d.line - 1].raw if 0 < d.line <= len(robots.lines) else "",
+            }
             for d in diagnostics
         ]
         return out.document("lint", {"robots": args.robots, "diagnostics": items, "summary": counts}, code)
     for diag in diagnostics:
-        out.print(Text.assemble(
-            (f"{args.robots}:{diag.line}:{diag.column}: ", "bold"),
-            (f"{diag.severity} {diag.code}", _SEVERITY_STYLE[diag.severity]), f" {diag.message}",
-        ))
+        out.print(
+            Text.assemble(
+                (f"{args.robots}:{diag.line}:{diag.column}: ", "bold"),
+                (f"{diag.severity} {diag.code}", _SEVERITY_STYLE[diag.severity]),
+                f" {diag.message}",
+            )
+        )
         raw = robots.lines[diag.line - 1].raw if 0 < diag.line <= len(robots.lines) else ""
         if raw:
             out.print(Text(f"{diag.line:>5} | ", style="dim") + Text(raw))
@@ -456,9 +495,13 @@ def cmd_fetch(args: argparse.Namespace, out: Output) -> int:
     code = OK if decision is None or decision.allowed else FOUND
     robots = entry.robots
     if out.json:
-        body = {"url": args.url, "agent": args.agent, "fetch": _entry_json(entry),
-                "sitemaps": list(robots.sitemaps) if robots else [],
-                "decision": _decision_json(args.url, decision) if decision else None}
+        body = {
+            "url": args.url,
+            "agent": args.agent,
+            "fetch": _entry_json(entry),
+            "sitemaps": list(robots.sitemaps) if robots else [],
+            "decision": _decision_json(args.url, decision) if decision else None,
+        }
         return out.document("fetch", body, code)
     data = _entry_json(entry)
     outcome_style = {"ok": "bold green", "unavailable": "bold yellow"}.get(data["outcome"], "bold red")
@@ -468,16 +511,57 @@ def cmd_fetch(args: argparse.Namespace, out: Output) -> int:
         out.print(f"redirect  -> {hop}")
     out.print(f"status    {entry.status if entry.status is not None else '-'} ({entry.protocol})")
     out.print(f"size      {entry.size:,} bytes{' (truncated at the limit)' if entry.truncated else ''}")
-    out.print(f"fetched   {data['fetched_at']}; cached until {data['expires_at']}{' (stale copy)' if entry.stale else ''}")
+    out.print(
+        f"fetched   {data['fetched_at']}; cached until {data['expires_at']}"
+        + (" (stale copy)" if entry.stale else "")
+    )
     out.print(f"policy    {data['policy']}")
     if robots is not None and robots.sitemaps:
         out.print(f"sitemaps  {', '.join(robots.sitemaps)}")
     if decision is not None:
-        out.print(Text.assemble(("verdict   ", "bold"), _verdict(decision.allowed), f"  {args.url} ({decision.reason})"))
+        out.print(
+            Text.assemble(
+                ("verdict   ", "bold"), _verdict(decision.allowed), f"  {args.url} ({decision.reason})"
+            )
+        )
     return code
 
 
 # --------------------------------------------------------------------------- audit and batch
+
+
+_STATUS_STYLE = {"full": "bold red", "partial": "yellow", "none": "green"}
+
+
+def _render_audit(out: Output, report: dict[str, Any]) -> None:
+    """A table of the audit (schema in docs/audit.md): one row per crawler, blocked ones first."""
+    from rich.table import Table  # noqa: PLC0415 - only the human audit needs it
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("crawler", "operator", "for", "blocked", "group", "notes"):
+        table.add_column(column)
+    order = {"full": 0, "partial": 1, "none": 2}
+    for item in sorted(report["crawlers"], key=lambda c: (order.get(c["status"], 3), c["token"].lower())):
+        notes = [*item.get("notes", ())]
+        if item.get("ignored_rules"):
+            notes.append(f"{len(item['ignored_rules'])} rule(s) do nothing for it")
+        table.add_row(
+            item["token"],
+            item.get("operator", ""),
+            ", ".join(item.get("categories", ())),
+            Text(item["status"], style=_STATUS_STYLE.get(item["status"], "")),
+            "own" if item.get("own_group") else "*",
+            "; ".join(notes),
+        )
+    out.out.print(table)
+    summary = report.get("summary", {})
+    out.print(
+        f"blocked fully: {summary.get('full', 0)}, partly: {summary.get('partial', 0)}, "
+        f"not at all: {summary.get('none', 0)}"
+    )
+    for unknown in report.get("unknown_agents", ()):
+        hint = f" (did you mean {unknown['suggestion']}?)" if unknown.get("suggestion") else ""
+        out.print(f"line {unknown['line']}: '{unknown['token']}' is not a known crawler{hint}")
 
 
 def cmd_audit(args: argparse.Namespace, out: Output) -> int:
@@ -491,8 +575,7 @@ def cmd_audit(args: argparse.Namespace, out: Output) -> int:
     report = audit(loaded.robots)
     if out.json:
         return out.document("audit", {"robots": args.robots, "report": report.to_dict()}, OK)
-    render = getattr(report, "__rich__", None) or getattr(report, "render", None)
-    out.out.print(render() if callable(render) else str(report))
+    _render_audit(out, report.to_dict())
     return OK
 
 
@@ -514,8 +597,9 @@ def _add_batch(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], 
         else:
             add_parser(subparsers)
             return
-    stub = subparsers.add_parser("batch", help="audit many robots.txt files (needs robotskit[batch])",
-                                 add_help=False)
+    stub = subparsers.add_parser(
+        "batch", help="audit many robots.txt files (needs robotskit[batch])", add_help=False
+    )
     stub.add_argument("rest", nargs=argparse.REMAINDER)
     stub.set_defaults(handler=_batch_unavailable, batch_error=error)
 
@@ -535,27 +619,40 @@ def _options() -> dict[str, argparse.ArgumentParser]:
     output = argparse.ArgumentParser(add_help=False)
     output.add_argument("--json", action="store_true", help="print one JSON document (docs/cli.md)")
     profile = argparse.ArgumentParser(add_help=False)
-    profile.add_argument("--profile", choices=("rfc9309", "google", "gemini"),
-                         help="semantics (default: by URL scheme, gemini for gemini://, else rfc9309)")
+    profile.add_argument(
+        "--profile",
+        choices=("rfc9309", "google", "gemini"),
+        help="semantics (default: by URL scheme, gemini for gemini://, else rfc9309)",
+    )
     fetching = argparse.ArgumentParser(add_help=False)
-    fetching.add_argument("--cache", metavar="PATH|URL",
-                          help=f"SQLite file or cache URL (default: {default_cache_path()})")
+    fetching.add_argument(
+        "--cache", metavar="PATH|URL", help=f"SQLite file or cache URL (default: {default_cache_path()})"
+    )
     fetching.add_argument("--no-cache", action="store_true", help="keep fetched files in memory only")
     fetching.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
     fetching.add_argument("--user-agent", help="User-Agent header sent when fetching")
     agent = argparse.ArgumentParser(add_help=False)
-    agent.add_argument("--purpose", action="append", metavar="P",
-                       help="a purpose (Gemini virtual agent: archiver, indexer, researcher, webproxy); repeatable")
+    agent.add_argument(
+        "--purpose",
+        action="append",
+        metavar="P",
+        help="a purpose (Gemini virtual agent: archiver, indexer, researcher, webproxy); repeatable",
+    )
     agent.add_argument("--alias", action="append", metavar="TOKEN", help="another token of the same crawler")
-    agent.add_argument("--combine", choices=("merge", "most_restrictive"), default="merge",
-                       help="how alias tokens combine (default merge, as Google does)")
+    agent.add_argument(
+        "--combine",
+        choices=("merge", "most_restrictive"),
+        default="merge",
+        help="how alias tokens combine (default merge, as Google does)",
+    )
     return {"output": output, "profile": profile, "fetching": fetching, "agent": agent}
 
 
 def build_parser(*, with_batch: bool = True) -> argparse.ArgumentParser:
     """The whole command line. `with_batch=False` registers a light stub for `batch` instead."""
     parser = argparse.ArgumentParser(
-        prog="robotskit", description="Check, explain, lint and fetch robots.txt files exactly.",
+        prog="robotskit",
+        description="Check, explain, lint and fetch robots.txt files exactly.",
         epilog="exit status: 0 allowed/clean, 1 disallowed/findings, 2 usage or I/O error",
     )
     parser.add_argument("--version", action="version", version=f"robotskit {_version()}")
@@ -563,9 +660,13 @@ def build_parser(*, with_batch: bool = True) -> argparse.ArgumentParser:
     opts = _options()
     common = [opts["output"], opts["profile"], opts["fetching"]]
 
-    check = sub.add_parser("check", parents=[*common, opts["agent"]], help="may AGENT fetch these URLs?",
-                           description="ROBOTS is a file, - (stdin), or a URL ending in /robots.txt; without "
-                           "ROBOTS each URL's own robots.txt is fetched.")
+    check = sub.add_parser(
+        "check",
+        parents=[*common, opts["agent"]],
+        help="may AGENT fetch these URLs?",
+        description="ROBOTS is a file, - (stdin), or a URL ending in /robots.txt; without "
+        "ROBOTS each URL's own robots.txt is fetched.",
+    )
     check.add_argument("targets", nargs="*", metavar="[ROBOTS] URL")
     check.add_argument("--agent", required=True, help="the crawler's product token, e.g. MyBot")
     check.add_argument("--robots", help="ROBOTS given explicitly (then every positional is a URL)")
@@ -641,10 +742,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["batch"]:
         return _run_batch(args)
     return _dispatch(build_parser(with_batch=False), args)
-
-
-def _never(*_: Iterable[object]) -> NoReturn:  # pragma: no cover - keeps NoReturn imported for typing
-    raise AssertionError
 
 
 if __name__ == "__main__":  # pragma: no cover

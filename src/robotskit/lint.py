@@ -10,6 +10,7 @@ already reported the same code on the same line. Every id is documented in docs/
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import math
 import re
@@ -41,8 +42,8 @@ CODES: Mapping[str, tuple[Severity, str]] = {
     "RK111": (WARN, "misspelt key accepted"),
     "RK112": (ERR, "line is not `key: value`"),
     "RK120": (WARN, "rule before any user-agent"),
-    "RK121": (ERR, "user-agent with no usable token"),
-    "RK122": (WARN, "user-agent value reduced to a product token"),
+    "RK121": (WARN, "user-agent with no usable token"),
+    "RK122": (INFO, "user-agent value reduced to a product token"),
     "RK130": (WARN, "invalid crawl-delay"),
     "RK131": (WARN, "invalid request-rate"),
     "RK132": (WARN, "sitemap is not an absolute URL"),
@@ -104,6 +105,8 @@ _GOOGLE_IGNORES = frozenset({"crawl-delay", "request-rate"})
 _ALL_KEYS = sorted({*_KNOWN_RECORDS, *_UNSUPPORTED, "user-agent", "allow", "disallow", "sitemap"})
 _SIGNAL_USE = frozenset({"immediate", "reference", "full"})  # Cloudflare's auxiliary `use=`
 _RATE = re.compile(r"\d+/\d+[smhd]?\Z")
+_FILE_CODES = frozenset({"RK101", "RK104"})  # about the whole file: one report is enough
+_HTML_NOISE = frozenset({"RK110", "RK111", "RK112", "RK201"})
 _HTML_START = (b"<!doctype html", b"<html", b"<head", b"<body", b"<?xml")
 
 
@@ -131,16 +134,6 @@ def match_end(pattern: str, path: str) -> int | None:
     return min(positions)
 
 
-def _octets(pattern: str) -> int:
-    # SPEC.md 3: priority is the pattern length in octets, after normalisation.
-    return len(pattern.encode("utf-8", "surrogatepass"))
-
-
-def _literal_prefix(pattern: str) -> str:
-    cut = [i for i in (pattern.find("*"), pattern.find("$")) if i >= 0]
-    return pattern[: min(cut)] if cut else pattern
-
-
 def _by_star_insertion(wide: str, narrow: str) -> bool:
     """True if `narrow` is `wide` with some `*` removed: then `wide` matches all `narrow` does."""
     j = 0
@@ -152,24 +145,95 @@ def _by_star_insertion(wide: str, narrow: str) -> bool:
     return j == len(narrow)
 
 
-def _covers(wide: str, narrow: str) -> bool:
-    """A sufficient test that every path `narrow` matches is also matched by `wide`."""
-    if _by_star_insertion(wide, narrow):
-        return True
-    if wide.endswith("$"):
-        return False
-    # Without `$`, a pattern that matches a string matches all its extensions; every path
-    # `narrow` matches starts with its literal prefix, and every path starts with `/`.
-    return match_end(wide, "/") is not None or match_end(wide, _literal_prefix(narrow)) is not None
+@dataclass(frozen=True, slots=True, eq=False)  # compared by identity: cheap to de-duplicate
+class _Pattern:
+    """A rule with the facts the pair checks need, computed once."""
 
+    rule: Rule
+    size: int  # SPEC.md 3: priority is the length in octets, after normalisation
+    plain: str  # the pattern without its `*`s
+    literal: str  # what every matching path starts with: the text before the first `*` or `$`
+    chunks: tuple[str, ...]  # the literal runs between `*`s
+    anchored: bool
+    matches_all: bool  # matches every path (e.g. `/`, `*`, `/*`)
+    sample: str  # a plain path the pattern matches
 
-def _overlap(a: str, b: str) -> bool:
-    """A heuristic: some path is matched by both (tried on each pattern's plainest path)."""
-    for pattern in (a, b):
-        sample = pattern.rstrip("$").replace("*", "")
-        if match_end(a, sample) is not None and match_end(b, sample) is not None:
+    @classmethod
+    def of(cls, rule: Rule) -> _Pattern:
+        pattern = rule.pattern
+        cut = [i for i in (pattern.find("*"), pattern.find("$")) if i >= 0]
+        anchored = pattern.endswith("$")
+        return cls(
+            rule,
+            len(pattern.encode("utf-8", "surrogatepass")),
+            pattern.replace("*", ""),
+            pattern[: min(cut)] if cut else pattern,
+            tuple(pattern.split("*")),
+            anchored,
+            not anchored and match_end(pattern, "/") is not None,
+            (pattern[:-1] if anchored else pattern).replace("*", ""),
+        )
+
+    def covers(self, narrow: _Pattern) -> bool:
+        """A sufficient test that every path `narrow` matches is also matched by this pattern."""
+        if self.plain == narrow.plain and _by_star_insertion(self.rule.pattern, narrow.rule.pattern):
             return True
-    return False
+        if self.anchored:
+            return False
+        if self.matches_all:
+            return True
+        # Without `$`, matching a string means matching all its extensions, and every path
+        # `narrow` matches starts with its literal prefix. Cheap substring tests go first.
+        literal = narrow.literal
+        if not literal.startswith(self.chunks[0]) or any(c not in literal for c in self.chunks[1:]):
+            return False
+        return match_end(self.rule.pattern, literal) is not None
+
+    def overlaps(self, other: _Pattern) -> bool:
+        """A conservative test that both match some path: each one's plainest path is tried.
+
+        Unrelated wildcard rules of equal length can nearly always be made to meet on some
+        contrived path (`/*.ps$` and `/watl/` both match `/watl/.ps`); such ties are left out.
+        """
+        a, b = self.rule.pattern, other.rule.pattern
+        return any(
+            match_end(a, s) is not None and match_end(b, s) is not None for s in (self.sample, other.sample)
+        )
+
+
+class _CoverIndex:
+    """Finds the patterns that may cover a pattern without comparing every pair (big files stay fast).
+
+    A pattern N can be covered only by one equal to N once `*`s are removed, by one that matches
+    every path, or by an unanchored wildcard pattern whose literal runs all fit in N's literal
+    prefix (so its first run is a prefix of it and its `*`-less text is no longer than it).
+    """
+
+    def __init__(self, patterns: Iterable[_Pattern]) -> None:
+        self.by_plain: dict[str, list[_Pattern]] = {}
+        self.everything: list[_Pattern] = []
+        self.by_head: dict[str, list[_Pattern]] = {}
+        for pat in patterns:
+            self.by_plain.setdefault(pat.plain, []).append(pat)
+            if pat.matches_all:
+                self.everything.append(pat)
+            elif len(pat.chunks) > 1 and not pat.anchored:
+                self.by_head.setdefault(pat.chunks[0], []).append(pat)
+        for head in self.by_head.values():
+            head.sort(key=lambda p: len(p.plain))
+        self.head_sizes = {k: [len(p.plain) for p in v] for k, v in self.by_head.items()}
+        self.head_lengths = sorted({len(k) for k in self.by_head})
+
+    def coverers(self, narrow: _Pattern) -> Iterator[_Pattern]:
+        found = [*self.by_plain.get(narrow.plain, ()), *self.everything]
+        literal = narrow.literal
+        for end in self.head_lengths:  # only the lengths some wildcard head has
+            if end > len(literal):
+                break
+            head = self.by_head.get(literal[:end])
+            if head:  # sorted by `*`-less length: take those no longer than the literal prefix
+                found += head[: bisect.bisect_right(self.head_sizes[literal[:end]], len(literal))]
+        return (p for p in dict.fromkeys(found) if p.rule is not narrow.rule and p.covers(narrow))
 
 
 def token_for(profile: str, value: str) -> str:
@@ -214,7 +278,10 @@ class _Context:
         hint: str = "",
         length: int = 0,
         severity: Severity | None = None,
+        span: tuple[int, int] | None = None,
     ) -> Diagnostic:
+        if span is not None:
+            column, length = span
         return Diagnostic(code, severity or CODES[code][0], line, message, column, hint, length)
 
     def value_column(self, number: int, offset: int = 0) -> int:
@@ -222,11 +289,11 @@ class _Context:
         return line.value_column + offset if line and line.value_column else 0
 
     def pools(self) -> dict[str, list[Rule]]:
-        """The rules each token obeys: all groups naming it, merged (SPEC.md 1), authored rules only."""
+        """The rules each token obeys: all groups naming it, merged (SPEC.md 1); authored, non-empty rules."""
         pools: dict[str, list[Rule]] = {}
         for group in self.robots.groups:
             for token in dict.fromkeys(group.agents):
-                pools.setdefault(token, []).extend(r for r in group.rules if not r.derived)
+                pools.setdefault(token, []).extend(r for r in group.rules if r.pattern and not r.derived)
         return pools
 
 
@@ -385,7 +452,7 @@ def _record_values(ctx: _Context) -> Iterable[Diagnostic]:
 def _directives(ctx: _Context) -> Iterable[Diagnostic]:
     for line in _lines(ctx, LineKind.OTHER):
         key = line.key.lower()
-        span = {"column": line.key_column, "length": len(line.key)}
+        span = (line.key_column, len(line.key))
         if key in _UNSUPPORTED:
             severity, why = _UNSUPPORTED[key]
             yield ctx.diag(
@@ -394,7 +461,7 @@ def _directives(ctx: _Context) -> Iterable[Diagnostic]:
                 f"'{line.key}' has no effect for most crawlers",
                 hint=why,
                 severity=severity,
-                **span,
+                span=span,
             )
         elif key in _GOOGLE_IGNORES and ctx.profile == "google":
             yield ctx.diag(
@@ -402,13 +469,13 @@ def _directives(ctx: _Context) -> Iterable[Diagnostic]:
                 line.number,
                 f"Google ignores '{line.key}'",
                 hint="set Googlebot's crawl rate in Search Console; other crawlers may honour it",
-                **span,
+                span=span,
             )
         elif key not in _KNOWN_RECORDS:
             close = difflib.get_close_matches(key, _ALL_KEYS, n=1, cutoff=0.75)
             hint = f"did you mean '{close[0]}'?" if close else "crawlers skip lines they do not know"
             yield ctx.diag(
-                "RK201", line.number, f"unknown directive '{line.key}' is ignored", hint=hint, **span
+                "RK201", line.number, f"unknown directive '{line.key}' is ignored", hint=hint, span=span
             )
 
 
@@ -506,7 +573,7 @@ def _content_signal(ctx: _Context) -> Iterable[Diagnostic]:
         seen: set[str] = set()
         for offset, member in _members(value):
             key, _, answer = (x.strip().lower() for x in member.partition("="))
-            where = {"column": ctx.value_column(line.number, start + offset), "length": len(member)}
+            span = (ctx.value_column(line.number, start + offset), len(member))
             allowed = _SIGNAL_USE if key == "use" else {"yes", "no"}
             if not key or answer not in allowed or key in seen:
                 problem = "repeated" if key in seen else "not 'name=yes' or 'name=no'"
@@ -515,7 +582,7 @@ def _content_signal(ctx: _Context) -> Iterable[Diagnostic]:
                     line.number,
                     f"Content-Signal member '{member}' is {problem}",
                     hint="write e.g. 'Content-Signal: search=yes, ai-train=no'",
-                    **where,
+                    span=span,
                 )
             elif key not in {*SIGNAL_KEYS, "use"}:
                 yield ctx.diag(
@@ -523,7 +590,7 @@ def _content_signal(ctx: _Context) -> Iterable[Diagnostic]:
                     line.number,
                     f"Content-Signal key '{key}' is not one of search, ai-input, ai-train",
                     hint="crawlers ignore keys they do not know",
-                    **where,
+                    span=span,
                 )
             seen.add(key)
 
@@ -547,13 +614,13 @@ def _content_usage(ctx: _Context) -> Iterable[Diagnostic]:
             )
             continue
         for key, answer in prefs.items():
-            where = {"column": column + max(value.find(key), 0), "length": len(key)}
+            span = (column + max(value.find(key), 0), len(key))
             if answer not in ("tok:y", "tok:n"):
                 yield ctx.diag(
                     "RK221",
                     line.number,
                     f"Content-Usage '{key}' is not y or n",
-                    **where,
+                    span=span,
                     hint="preferences are the tokens y and n: 'train-ai=n'",
                 )
             elif key not in USAGE_LABELS:
@@ -562,7 +629,7 @@ def _content_usage(ctx: _Context) -> Iterable[Diagnostic]:
                     line.number,
                     f"Content-Usage category '{key}' is not in the AI-preferences vocabulary",
                     hint="known: " + ", ".join(USAGE_LABELS),
-                    **where,
+                    span=span,
                 )
 
 
@@ -590,53 +657,72 @@ def _html(ctx: _Context) -> Iterable[Diagnostic]:
 # --------------------------------------------------------------------------- RK3xx rules and groups
 
 
-def _pair_diagnostics(ctx: _Context, rules: list[Rule]) -> Iterator[Diagnostic]:
-    for index, rule in enumerate(rules):
-        column = ctx.value_column(rule.line)
-        for other in rules:
-            if other is rule:
-                continue
-            if other.kind is rule.kind and other.pattern == rule.pattern:
-                if rules.index(other) < index:  # report the later copy, pointing at the first
-                    yield ctx.diag(
-                        "RK301",
-                        rule.line,
-                        f"duplicate of line {other.line}: '{_rule_text(rule)}'",
-                        column=column,
-                        hint="delete one of them",
-                    )
-                    break
-                continue
-            longer = _octets(other.pattern) > _octets(rule.pattern)
-            if longer and _covers(other.pattern, rule.pattern):
-                code, verb = ("RK302", "redundant") if other.kind is rule.kind else ("RK303", "overridden")
-                yield ctx.diag(
-                    code,
-                    rule.line,
-                    f"'{_rule_text(rule)}' never decides ({verb}): '{_rule_text(other)}' "
-                    f"(line {other.line}) is longer and matches every URL it matches",
-                    column=column,
-                    hint="the longest matching rule wins (RFC 9309 2.2.2)",
-                )
-                break
-            tie = _octets(other.pattern) == _octets(rule.pattern) and other.kind is not rule.kind
-            if tie and rule.kind is RuleKind.DISALLOW and _overlap(rule.pattern, other.pattern):
-                yield ctx.diag(
-                    "RK304",
-                    rule.line,
-                    f"'{_rule_text(rule)}' ties with '{_rule_text(other)}' (line {other.line}): "
-                    "equal length, so the allow wins where both match",
-                    column=column,
-                    hint="RFC 9309 2.2.2: on a tie the least restrictive rule wins; "
-                    "lengthen the rule you mean to win",
-                )
-                break
+def _unique(rules: Iterable[Rule]) -> tuple[list[_Pattern], list[tuple[Rule, Rule]]]:
+    """Distinct (kind, pattern) rules in file order, and the (copy, original) pairs of duplicates."""
+    first: dict[tuple[RuleKind, str], Rule] = {}
+    copies = []
+    for rule in rules:
+        original = first.setdefault((rule.kind, rule.pattern), rule)
+        if original is not rule:
+            copies.append((rule, original))
+    return [_Pattern.of(r) for r in first.values()], copies
+
+
+def _never_decides(ctx: _Context, pat: _Pattern, index: _CoverIndex) -> Diagnostic | None:
+    rule = pat.rule
+    for other in index.coverers(pat):
+        if other.size > pat.size:
+            code, verb = ("RK302", "redundant") if other.rule.kind is rule.kind else ("RK303", "overridden")
+            return ctx.diag(
+                code,
+                rule.line,
+                f"'{_rule_text(rule)}' never decides ({verb}): '{_rule_text(other.rule)}' "
+                f"(line {other.rule.line}) is longer and matches every URL it matches",
+                column=ctx.value_column(rule.line),
+                hint="the longest matching rule wins (RFC 9309 2.2.2)",
+            )
+    return None
+
+
+def _tie(ctx: _Context, pat: _Pattern, allows: Iterable[_Pattern]) -> Diagnostic | None:
+    rule = pat.rule
+    for other in allows:
+        if other.overlaps(pat):
+            return ctx.diag(
+                "RK304",
+                rule.line,
+                f"'{_rule_text(rule)}' ties with '{_rule_text(other.rule)}' (line {other.rule.line}): "
+                "equal length, so the allow wins where both match",
+                column=ctx.value_column(rule.line),
+                hint="RFC 9309 2.2.2: on a tie the least restrictive rule wins; "
+                "lengthen the rule you mean to win",
+            )
+    return None
 
 
 @_rule
 def _rule_pairs(ctx: _Context) -> Iterable[Diagnostic]:
     for rules in ctx.pools().values():
-        yield from _pair_diagnostics(ctx, rules)
+        patterns, copies = _unique(rules)
+        for copy, original in copies:
+            yield ctx.diag(
+                "RK301",
+                copy.line,
+                f"duplicate of line {original.line}: '{_rule_text(copy)}'",
+                column=ctx.value_column(copy.line),
+                hint="delete one of them",
+            )
+        index = _CoverIndex(patterns)
+        allows_by_size: dict[int, list[_Pattern]] = {}
+        for pat in patterns:
+            if pat.rule.kind is RuleKind.ALLOW:
+                allows_by_size.setdefault(pat.size, []).append(pat)
+        for pat in patterns:
+            found = _never_decides(ctx, pat, index)
+            if found is None and pat.rule.kind is RuleKind.DISALLOW:
+                found = _tie(ctx, pat, allows_by_size.get(pat.size, ()))
+            if found is not None:
+                yield found
 
 
 @_rule
@@ -656,14 +742,16 @@ def _disallow_all(ctx: _Context) -> Iterable[Diagnostic]:
                 )
 
 
-def _first_line(groups: Iterable[Group], token: str) -> int:
-    return min(
-        line
-        for g in groups
-        if token in g.agents
-        for line, raw in zip(g.agent_lines, g.raw_agents, strict=False)
-        if token_for("rfc9309", raw) == token or token_for("google", raw) == token
-    )
+def _agent_lines(groups: Iterable[Group]) -> dict[str, int]:
+    """The first user-agent line naming each token (as rfc9309 or google reads the value)."""
+    lines: dict[str, int] = {}
+    for group in groups:
+        for line, raw in zip(group.agent_lines, group.raw_agents, strict=False):
+            for profile in ("rfc9309", "google"):
+                lines.setdefault(token_for(profile, raw), line)
+        for token in group.agents:
+            lines.setdefault(token, group.line)
+    return lines
 
 
 @_rule
@@ -671,18 +759,17 @@ def _dropped_global_rules(ctx: _Context) -> Iterable[Diagnostic]:
     if ctx.profile == "gemini":
         return  # every token is judged with `*` as well (SPEC.md 4): nothing is dropped
     pools = ctx.pools()
-    star = [r for r in pools.get("*", []) if r.kind is RuleKind.DISALLOW]
+    star = _unique(r for r in pools.get("*", []) if r.kind is RuleKind.DISALLOW)[0]
+    first_lines = _agent_lines(ctx.robots.groups)
     for token, rules in pools.items():
         if token == "*" or not star:
             continue
-        own = [r.pattern for r in rules if r.kind is RuleKind.DISALLOW]
-        lost = [r for r in star if not any(_covers(p, r.pattern) for p in own)]
+        disallows = _unique(r for r in rules if r.kind is RuleKind.DISALLOW)[0]
+        own = _CoverIndex(disallows)
+        lost = [p.rule for p in star if not disallows or next(own.coverers(p), None) is None]
         if not lost:
             continue
-        try:
-            line = _first_line(ctx.robots.groups, token)
-        except ValueError:
-            line = next(g.line for g in ctx.robots.groups if token in g.agents)
+        line = first_lines.get(token, 0)
         shown = ", ".join(f"'{_rule_text(r)}' (line {r.line})" for r in lost[:5])
         more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
         yield ctx.diag(
@@ -711,17 +798,19 @@ def lint(
         raise UnknownProfile(f"unknown profile {chosen!r}; expected one of {', '.join(_PROFILES)}")
     ctx = _Context(robots, chosen, content_type, {line.number: line for line in robots.lines})
     found: list[Diagnostic] = list(robots.diagnostics)
-    reported = {(d.code, d.line) for d in found}
+    reported = {(d.code, d.line) for d in found} | {(d.code, 0) for d in found if d.code in _FILE_CODES}
     seen = {(d.code, d.line, d.column, d.message) for d in found}
     for check in _RULES:
         for diag in check(ctx):
             key = (diag.code, diag.line, diag.column, diag.message)
             # Re-derived parser codes give way to the parser's own report of the same line.
-            if (diag.code < "RK2" and (diag.code, diag.line) in reported) or key in seen:
+            parser_has = {(diag.code, diag.line), (diag.code, 0)} & reported
+            if (diag.code < "RK2" and parser_has) or key in seen:
                 continue
             seen.add(key)
             found.append(diag)
     if any(d.code == "RK230" for d in found):
-        # An HTML page makes every tag line RK112; the one RK230 says it better.
-        found = [d for d in found if d.code != "RK112"]
+        # An HTML page makes its tag lines look like bad keys; the one RK230 says it better.
+        tags = {n for n, line in ctx.lines.items() if line.raw.lstrip().startswith("<")}
+        found = [d for d in found if not (d.code in _HTML_NOISE and d.line in tags)]
     return tuple(sorted(found, key=lambda d: (d.line, d.column, d.code)))

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from robotskit._lexer import to_text
 from robotskit._model import Decision, Diagnostic, Group, Rule, RuleKind, Severity, TokenVerdict
 from robotskit._pattern import RuleSet
-from robotskit._url import google_escape_pattern, path_params_query, rfc_normalise_path, rfc_normalise_pattern
+from robotskit._url import (
+    FAST_GOOGLE_PATH,
+    FAST_RFC_PATH,
+    google_escape_pattern,
+    google_match_path,
+    rfc_match_path,
+    rfc_normalise_pattern,
+)
 from robotskit.agents import MOST_RESTRICTIVE, Agent, as_agent, product_token
 from robotskit.parser import ParsedFile, RawRule
 from robotskit.profiles import Profile, group_token
@@ -52,21 +59,41 @@ class Plan:
 
 
 class View:
-    """One profile family's reading of a parsed file. Immutable apart from its plan cache."""
+    """One profile family's reading of a parsed file.
 
-    __slots__ = ("_plans", "diagnostics", "global_groups", "groups", "index", "preamble")
+    The token index is built up front (it only reads user-agent lines); a group's rules are
+    normalised into `Rule`s the first time an agent needs that group, so a check against a
+    file with thousands of rules for other agents never pays for them. The caches are
+    idempotent: two threads racing build equal values.
+    """
+
+    __slots__ = (
+        "_compiled",
+        "_normalise",
+        "_parsed",
+        "_plans",
+        "_profile",
+        "_rule_sets",
+        "diagnostics",
+        "global_groups",
+        "index",
+        "preamble",
+    )
 
     def __init__(self, parsed: ParsedFile, profile: Profile) -> None:
-        normalise = rfc_normalise_pattern if profile.normalise_urls else google_escape_pattern
-        groups: list[Group] = []
+        self._parsed = parsed
+        self._profile = profile
+        self._normalise = rfc_normalise_pattern if profile.normalise_urls else google_escape_pattern
         index: dict[str, list[int]] = {}
         global_groups: list[int] = []
         diagnostics: list[Diagnostic] = []
+        self._compiled: dict[int, Group] = {}
         for position, raw in enumerate(parsed.groups):
             tokens: list[str] = []
             for line, value in raw.agents:
                 token = group_token(profile, value)
-                _report_agent_value(profile, line, value, token, diagnostics)
+                if token is None or token == "" or (token != "*" and token != value.lower()):
+                    _report_agent_value(profile, line, value, token, diagnostics)
                 if token is None or token in tokens:
                     continue
                 tokens.append(token)
@@ -74,25 +101,39 @@ class View:
                     global_groups.append(position)
                 else:
                     index.setdefault(token, []).append(position)
-            groups.append(
-                Group(
-                    index=position,
-                    agents=tuple(tokens),
-                    agent_lines=tuple(line for line, _ in raw.agents),
-                    raw_agents=tuple(to_text(value) for _, value in raw.agents),
-                    rules=_compile_rules(raw.rules, normalise, profile),
-                    line=raw.agents[0][0],
-                )
-            )
-        self.groups: tuple[Group, ...] = tuple(groups)
+            self._compiled[position] = Group(position, tuple(tokens), (), (), (), line=raw.agents[0][0])
         self.index: dict[str, tuple[int, ...]] = {token: tuple(found) for token, found in index.items()}
         self.global_groups: tuple[int, ...] = tuple(global_groups)
         self.preamble: Group | None = None
         if parsed.preamble and profile.preamble_applies:
-            rules = _compile_rules(parsed.preamble, normalise, profile)
+            rules = _compile_rules(parsed.preamble, self._normalise, profile)
             self.preamble = Group(-1, (), (), (), rules, line=0)
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
         self._plans: dict[tuple[str, str | Agent], Plan] = {}
+        # Agents that end up in the same groups share one RuleSet.
+        self._rule_sets: dict[tuple[int, ...], RuleSet] = {}
+
+    def group(self, position: int) -> Group:
+        """The group at `position`, its rules normalised for this profile (built on first use)."""
+        group = self._compiled[position]
+        if group.agent_lines:
+            return group
+        raw = self._parsed.groups[position]
+        group = Group(
+            index=position,
+            agents=group.agents,
+            agent_lines=tuple(line for line, _ in raw.agents),
+            raw_agents=tuple(to_text(value) for _, value in raw.agents),
+            rules=_compile_rules(raw.rules, self._normalise, self._profile),
+            line=group.line,
+        )
+        self._compiled[position] = group
+        return group
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        """Every group in file order (builds the ones not used yet)."""
+        return tuple(self.group(position) for position in range(len(self._parsed.groups)))
 
     def plan(self, profile: Profile, agent: str | Agent | None) -> Plan:
         """The cached plan for `agent` under `profile` (SPEC 4)."""
@@ -118,8 +159,12 @@ class View:
         return tuple(sorted(specific)) if specific else self.global_groups
 
     def _judgement(self, label: str, positions: tuple[int, ...]) -> Judgement:
-        groups = tuple(self.groups[position] for position in positions)
-        rules = RuleSet(rule for group in groups for rule in group.rules) if groups else None
+        groups = tuple(self.group(position) for position in positions)
+        if not groups:
+            return Judgement(label, groups, None)
+        rules = self._rule_sets.get(positions)
+        if rules is None:
+            rules = self._rule_sets[positions] = RuleSet(rule for group in groups for rule in group.rules)
         return Judgement(label, groups, rules)
 
     def _make_plan(self, profile: Profile, agent: Agent) -> Plan:
@@ -148,17 +193,17 @@ def _compile_rules(
     raw_rules: tuple[RawRule, ...], normalise: Callable[[str], str], profile: Profile
 ) -> tuple[Rule, ...]:
     rules: list[Rule] = []
-    for raw in raw_rules:
-        pattern = normalise(raw.value)
-        kind = RuleKind.ALLOW if raw.allow else RuleKind.DISALLOW
-        rules.append(Rule(raw.line, kind, pattern, to_text(raw.value)))
-        if raw.allow and profile.index_html_allows_directory:
+    index_html = profile.index_html_allows_directory
+    allow_kind, disallow_kind = RuleKind.ALLOW, RuleKind.DISALLOW
+    for line, allow, value in raw_rules:
+        pattern = normalise(value)
+        raw = value if value.isascii() else to_text(value)
+        rules.append(Rule(line, allow_kind if allow else disallow_kind, pattern, raw))
+        if allow and index_html:
             # Google: `Allow: /dir/index.htm(l)` also allows `/dir/`, as the pattern `/dir/$`.
             slash = pattern.rfind("/")
             if slash >= 0 and pattern.startswith("/index.htm", slash):
-                rules.append(
-                    Rule(raw.line, kind, pattern[: slash + 1] + "$", to_text(raw.value), derived=True)
-                )
+                rules.append(Rule(line, allow_kind, pattern[: slash + 1] + "$", raw, derived=True))
     return tuple(rules)
 
 
@@ -190,20 +235,57 @@ def _report_agent_value(
 
 def match_path(profile: Profile, url: str) -> str:
     """The path a URL is matched as under `profile` (SPEC 1 and 3)."""
-    path = path_params_query(url)
-    return rfc_normalise_path(path) if profile.normalise_urls else path
+    return rfc_match_path(url) if profile.normalise_urls else google_match_path(url)
 
 
-def is_allowed(view: View, profile: Profile, url: str, agent: str | Agent | None) -> bool:
-    """The fast path of `decide`: no provenance, same verdict."""
-    plan = view.plan(profile, agent)
-    path = match_path(profile, url)
-    if profile.robots_txt_always_allowed and path == "/robots.txt":
-        return True  # RFC 9309 2.2.2
-    for rules in plan.rule_sets:
-        rule = rules.best(path)
-        if rule is not None and rule.kind is RuleKind.DISALLOW:
-            return False
+Checker = Callable[[str], bool]
+
+
+def make_checker(profile: Profile, plan: Plan) -> Checker:
+    """A closure answering allowed/disallowed for one (profile, agent): the hot path of the library.
+
+    Same verdict as `decide`, without provenance; everything that does not depend on the URL is
+    looked up here once, and the common URL shapes take a single regex match (see _url).
+    """
+    fast = (FAST_RFC_PATH if profile.normalise_urls else FAST_GOOGLE_PATH).match
+    slow = rfc_match_path if profile.normalise_urls else google_match_path
+    robots_txt_allowed = profile.robots_txt_always_allowed
+    rule_sets = plan.rule_sets
+    allow = RuleKind.ALLOW
+    if not rule_sets:
+        return _always_allowed
+    if len(rule_sets) == 1:
+        best = rule_sets[0].best
+
+        def check_one(url: str) -> bool:
+            found = fast(url)
+            if found is None:
+                path = slow(url)
+            else:
+                path = found.group(1) or "/"
+                if path[0] != "/":
+                    path = "/" + path
+            if robots_txt_allowed and path == "/robots.txt":
+                return True  # RFC 9309 2.2.2
+            rule = best(path)
+            return rule is None or rule.kind is allow
+
+        return check_one
+
+    def check_all(url: str) -> bool:
+        path = slow(url)
+        if robots_txt_allowed and path == "/robots.txt":
+            return True  # RFC 9309 2.2.2
+        for rules in rule_sets:  # SPEC 4: every token judged alone must allow
+            rule = rules.best(path)
+            if rule is not None and rule.kind is not allow:
+                return False
+        return True
+
+    return check_all
+
+
+def _always_allowed(url: str) -> bool:
     return True
 
 

@@ -12,33 +12,33 @@ is applied later by `robotskit.matcher`, so one parse serves every profile.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urljoin
 
 from robotskit._lexer import (
     DEFAULT_MAX_BYTES,
+    MAX_LINE_BYTES,
+    WHITESPACE,
     cap_line,
+    classify_key,
     is_valid_utf8,
     lex_line,
     prepare,
+    rows,
     split_lines,
     to_text,
 )
 from robotskit._model import Diagnostic, LineKind, Record, Severity
 from robotskit.extensions import CRAWL_DELAY_KEYS, REQUEST_RATE_KEYS, parse_crawl_delay, parse_request_rate
 
-
-@dataclass(frozen=True, slots=True)
-class RawRule:
-    """A rule line as written: `value` is latin-1 text (one character per byte)."""
-
-    line: int
-    allow: bool
-    value: str
+# A rule line as written: (line, allow?, value as latin-1 text, one character per byte).
+# Plain tuples: the parser builds thousands of them per large file.
+RawRule = tuple[int, bool, str]
 
 
 @dataclass(frozen=True, slots=True)
 class RawGroup:
-    """A group before any profile reads it: user-agent values (latin-1) and rules."""
+    """A group before any profile reads it: (line, user-agent value) pairs and rules."""
 
     agents: tuple[tuple[int, str], ...]
     rules: tuple[RawRule, ...]
@@ -65,73 +65,167 @@ def _diag(
     return Diagnostic(code, severity, line, message, column=column, hint=hint)
 
 
-class _Builder:
-    """Accumulates groups while lines stream past (a small state machine, Google's semantics)."""
-
-    __slots__ = ("agents", "diagnostics", "groups", "preamble", "records", "rules", "seen_rule")
-
-    def __init__(self) -> None:
-        self.groups: list[RawGroup] = []
-        self.agents: list[tuple[int, str]] = []
-        self.rules: list[RawRule] = []
-        self.preamble: list[RawRule] = []
-        self.records: list[Record] = []
-        self.diagnostics: list[Diagnostic] = []
-        self.seen_rule = False  # an allow/disallow line closed the current run of user-agent lines
-
-    def user_agent(self, number: int, value: str) -> None:
-        if self.seen_rule:
-            self.close_group()
-        self.agents.append((number, value))
-
-    def rule(self, number: int, allow: bool, value: str) -> None:
-        if not self.agents:
-            self.preamble.append(RawRule(number, allow, value))
-            self.diagnostics.append(
-                _diag(
-                    "RK120",
-                    Severity.WARNING,
-                    number,
-                    "rule before any user-agent line",
-                    "crawlers ignore it (the Gemini profile applies it to every agent); "
-                    "put it under `User-agent: *`",
-                )
-            )
-            return
-        self.seen_rule = True
-        self.rules.append(RawRule(number, allow, value))
-
-    def close_group(self) -> None:
-        if self.agents:
-            self.groups.append(RawGroup(tuple(self.agents), tuple(self.rules)))
-        self.agents = []
-        self.rules = []
-        self.seen_rule = False
-
-    def current_group(self) -> int | None:
-        return len(self.groups) if self.agents else None
-
-
 def parse_file(
     data: bytes | str, max_bytes: int = DEFAULT_MAX_BYTES, robots_url: str | None = None
 ) -> ParsedFile:
-    """Read `data` into a `ParsedFile`. Never raises on content."""
+    """Read `data` into a `ParsedFile`. Never raises on content.
+
+    Groups follow Google's state machine: consecutive user-agent lines share a group; the first
+    user-agent line after an allow/disallow line (even an empty one) starts the next group.
+    """
     max_bytes = max(int(max_bytes), DEFAULT_MAX_BYTES)  # SPEC 2: configurable, never below 500 KiB
     original_size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     body, truncated, bom = prepare(data, max_bytes)
     text = body.decode("latin-1")
-    lines = split_lines(text)
-    builder = _Builder()
-    diagnostics = builder.diagnostics
+    if "\r" in text:
+        text = "\n".join(split_lines(text))
+    diagnostics: list[Diagnostic] = []
     if bom:
         message = "UTF-8 byte order mark skipped" if bom == 3 else "partial UTF-8 byte order mark skipped"
         diagnostics.append(_diag("RK101", Severity.INFO, 1, message, "save the file as UTF-8 without a BOM"))
-    check_caps = "\x00" in text or len(text) > 16000
-    check_utf8 = not text.isascii() and not is_valid_utf8(text)
+    if not text.isascii() or "\x00" in text:
+        _report_physical_lines(text, diagnostics)
+
+    grouped = _read_groups(text, robots_url, diagnostics)
+    line_count = grouped.line_count
+    if truncated:
+        diagnostics.append(
+            _diag(
+                "RK104",
+                Severity.WARNING,
+                line_count,
+                f"file larger than {max_bytes:,} bytes: the rest is ignored",
+                f"{original_size - max_bytes:,} bytes past the limit are not read",
+            )
+        )
+    if len(diagnostics) > 1:
+        diagnostics.sort(key=lambda d: (d.line, d.code))
+    return ParsedFile(
+        groups=grouped.groups,
+        preamble=grouped.preamble,
+        records=grouped.records,
+        sitemaps=grouped.sitemaps,
+        sitemap_lines=grouped.sitemap_lines,
+        diagnostics=tuple(diagnostics),
+        truncated=truncated,
+        size=original_size,
+        line_count=line_count,
+    )
+
+
+class _Grouped(NamedTuple):
+    groups: tuple[RawGroup, ...]
+    preamble: tuple[RawRule, ...]
+    records: tuple[Record, ...]
+    sitemaps: tuple[str, ...]
+    sitemap_lines: tuple[int, ...]
+    line_count: int
+
+
+def _read_groups(text: str, robots_url: str | None, diagnostics: list[Diagnostic]) -> _Grouped:
+    """The hot loop: one row per line, Google's group state machine (RFC 9309 2.1)."""
+    groups: list[RawGroup] = []
+    agents: list[tuple[int, str]] = []
+    rules: list[RawRule] = []
+    preamble: list[RawRule] = []
+    records: list[Record] = []
     sitemaps: list[str] = []
     sitemap_lines: list[int] = []
+    seen_rule = False  # an allow/disallow line closed the current run of user-agent lines
+    user_agent, allow, disallow, sitemap = (
+        LineKind.USER_AGENT,
+        LineKind.ALLOW,
+        LineKind.DISALLOW,
+        LineKind.SITEMAP,
+    )
+    known = _KNOWN_SPELLINGS
+    lines = _Lines(text)
     number = 0
-    for number, physical in enumerate(lines, 1):
+    for number, row in enumerate(rows(text), 1):
+        key = row[0]
+        if key:
+            kind = known.get(key) or _classify(number, key, lines, diagnostics)
+            value = row[1]
+        elif row[2]:
+            directive = _lex_other(number, row[2], lines, diagnostics)
+            if directive is None:
+                continue
+            kind, key, value = directive
+        else:
+            continue
+        if kind is disallow or kind is allow:
+            if agents:
+                seen_rule = True
+                rules.append((number, kind is allow, value))
+            else:
+                preamble.append((number, kind is allow, value))
+                diagnostics.append(_rule_before_agent(number))
+        elif kind is user_agent:
+            if seen_rule:
+                groups.append(RawGroup(tuple(agents), tuple(rules)))
+                agents, rules, seen_rule = [], [], False
+            agents.append((number, value))
+        elif kind is sitemap:
+            _add_sitemap(to_text(value), number, robots_url, sitemaps, sitemap_lines, diagnostics)
+        else:
+            group = len(groups) if agents else None
+            _add_record(records, group, number, to_text(key).lower(), to_text(value), diagnostics)
+    if agents:
+        groups.append(RawGroup(tuple(agents), tuple(rules)))
+    return _Grouped(
+        tuple(groups), tuple(preamble), tuple(records), tuple(sitemaps), tuple(sitemap_lines), number
+    )
+
+
+def _classify(number: int, key: str, lines: _Lines, diagnostics: list[Diagnostic]) -> LineKind:
+    kind, typo = classify_key(key)
+    if typo:
+        _report_leniency(number, kind, key, True, False, lines, diagnostics)
+    return kind
+
+
+def _lex_other(
+    number: int, content: str, lines: _Lines, diagnostics: list[Diagnostic]
+) -> tuple[LineKind, str, str] | None:
+    """A line without a colon: Google's two-word leniency, or junk (RK112)."""
+    lexed = lex_line(content)
+    if lexed is None or lexed[0] is LineKind.INVALID:
+        diagnostics.append(_diag("RK112", Severity.ERROR, number, "not a `key: value` line: ignored"))
+        return None
+    _report_leniency(number, lexed[0], lexed[1], lexed[6], lexed[7], lines, diagnostics)
+    return lexed[0], lexed[1], lexed[2]
+
+
+# Exact spellings seen in nearly every file skip the lower-casing and prefix tests.
+_KNOWN_SPELLINGS: dict[str, LineKind] = {
+    spelling: kind
+    for kind, names in (
+        (LineKind.USER_AGENT, ("User-agent", "User-Agent", "user-agent", "USER-AGENT", "User-agent ")),
+        (LineKind.DISALLOW, ("Disallow", "disallow", "DISALLOW")),
+        (LineKind.ALLOW, ("Allow", "allow", "ALLOW")),
+        (LineKind.SITEMAP, ("Sitemap", "sitemap", "SITEMAP", "SiteMap")),
+    )
+    for spelling in names
+}
+
+
+def _rule_before_agent(number: int) -> Diagnostic:
+    return _diag(
+        "RK120",
+        Severity.WARNING,
+        number,
+        "rule before any user-agent line",
+        "crawlers ignore it (the Gemini profile applies it to every agent); put it under `User-agent: *`",
+    )
+
+
+def _report_physical_lines(text: str, diagnostics: list[Diagnostic]) -> None:
+    """Per-line problems of the bytes themselves: NUL, over-long lines, invalid UTF-8."""
+    check_caps = "\x00" in text or len(text) > MAX_LINE_BYTES
+    check_utf8 = not text.isascii() and not is_valid_utf8(text)
+    if not (check_caps or check_utf8):
+        return
+    for number, physical in enumerate(text.split("\n"), 1):
         line = physical
         if check_caps:
             line, too_long, had_nul = cap_line(physical)
@@ -158,74 +252,59 @@ def parse_file(
                     "non-UTF-8 bytes in paths are percent-encoded",
                 )
             )
-        lexed = lex_line(line)
-        if lexed is None:
-            continue
-        kind, key, value, key_offset, _, _, typo, missing_colon = lexed
-        if missing_colon:
-            diagnostics.append(
-                _diag(
-                    "RK110",
-                    Severity.WARNING,
-                    number,
-                    "missing colon after the field name",
-                    "write `key: value`",
-                    column=key_offset + 1,
-                )
-            )
-        if typo:
-            diagnostics.append(
-                _diag(
-                    "RK111",
-                    Severity.WARNING,
-                    number,
-                    f"misspelt field name {to_text(key)!r} accepted as {kind.value!r}",
-                    f"write `{kind.value.title()}:`",
-                    column=key_offset + 1,
-                )
-            )
-        if kind is LineKind.USER_AGENT:
-            builder.user_agent(number, value)
-        elif kind is LineKind.ALLOW or kind is LineKind.DISALLOW:
-            builder.rule(number, kind is LineKind.ALLOW, value)
-        elif kind is LineKind.SITEMAP:
-            _add_sitemap(to_text(value), number, robots_url, sitemaps, sitemap_lines, diagnostics)
-        elif kind is LineKind.OTHER:
-            _add_record(builder, number, to_text(key).lower(), to_text(value))
-        else:
-            diagnostics.append(
-                _diag(
-                    "RK112", Severity.ERROR, number, "not a `key: value` line: ignored", column=key_offset + 1
-                )
-            )
-    builder.close_group()
-    if truncated:
-        diagnostics.append(
+
+
+class _Lines:
+    """The physical lines of the text under parse, split on first need (diagnostic columns only)."""
+
+    __slots__ = ("_lines", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+
+    def __getitem__(self, number: int) -> str:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
+
+
+def _report_leniency(
+    number: int, kind: LineKind, key: str, typo: bool, missing_colon: bool, lines: _Lines, out: list[Diagnostic]
+) -> None:
+    """Google's accepted mistakes, reported (SPEC 2). Rare, so the column is found from the text here."""
+    physical = lines[number]
+    column = len(physical) - len(physical.lstrip(WHITESPACE)) + 1
+    if missing_colon:
+        out.append(
             _diag(
-                "RK104",
+                "RK110",
                 Severity.WARNING,
                 number,
-                f"file larger than {max_bytes:,} bytes: the rest is ignored",
-                f"{original_size - max_bytes:,} bytes past the limit are not read",
+                "missing colon after the field name",
+                "write `key: value`",
+                column=column,
             )
         )
-    return ParsedFile(
-        groups=tuple(builder.groups),
-        preamble=tuple(builder.preamble),
-        records=tuple(builder.records),
-        sitemaps=tuple(sitemaps),
-        sitemap_lines=tuple(sitemap_lines),
-        diagnostics=tuple(sorted(diagnostics, key=lambda d: (d.line, d.code))),
-        truncated=truncated,
-        size=original_size,
-        line_count=number,
-    )
+    if typo:
+        out.append(
+            _diag(
+                "RK111",
+                Severity.WARNING,
+                number,
+                f"misspelt field name {to_text(key)!r} accepted as {kind.value!r}",
+                f"write `{kind.value.title()}:`",
+                column=column,
+            )
+        )
 
 
-def _add_record(builder: _Builder, number: int, key: str, value: str) -> None:
-    builder.records.append(Record(number, key, value, builder.current_group()))
+def _add_record(
+    records: list[Record], group: int | None, number: int, key: str, value: str, out: list[Diagnostic]
+) -> None:
+    records.append(Record(number, key, value, group))
     if key in CRAWL_DELAY_KEYS and parse_crawl_delay(value) is None:
-        builder.diagnostics.append(
+        out.append(
             _diag(
                 "RK130",
                 Severity.WARNING,
@@ -234,7 +313,7 @@ def _add_record(builder: _Builder, number: int, key: str, value: str) -> None:
             )
         )
     elif key in REQUEST_RATE_KEYS and parse_request_rate(value) is None:
-        builder.diagnostics.append(
+        out.append(
             _diag("RK131", Severity.WARNING, number, f"request-rate {value!r} is not of the form n/Ts")
         )
 

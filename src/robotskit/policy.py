@@ -21,7 +21,7 @@ import functools
 import re
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -55,15 +55,12 @@ HOUR = 3600.0
 DAY = 24 * HOUR
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """RFC 9309 2.3.1: what fetching robots.txt established. Compares equal to its value."""
 
     OK = "ok"  # 2.3.1.1: a file was read; its rules apply
     UNAVAILABLE = "unavailable"  # 2.3.1.3: no file (e.g. 404); everything is allowed
     UNREACHABLE = "unreachable"  # 2.3.1.4: no answer (e.g. 503); everything is disallowed
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +183,7 @@ def parse_retry_after(value: str, now: float) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:  # RFC 9110 5.6.7: HTTP-dates are GMT
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, when.timestamp() - now)
 
 
@@ -275,6 +272,9 @@ def _classify_gemini(response: FetchResponse) -> _Verdict:
     return _Verdict(Outcome.UNREACHABLE, reason, note=f"invalid Gemini status {status}")
 
 
+_NO_SUCH_FILE = re.compile(r"no such file|not found|does not exist|file unavailable", re.IGNORECASE)
+
+
 def _classify_ftp(response: FetchResponse) -> _Verdict:
     status, reason = response.status, f"FTP {response.status}"
     kind = status // 100 if 100 <= status <= 599 else 0
@@ -288,6 +288,9 @@ def _classify_ftp(response: FetchResponse) -> _Verdict:
         # grants access to nothing, while disallowing would retry forever for no gain.
         return _Verdict(Outcome.UNAVAILABLE, reason)
     if kind == 4:
+        if _NO_SUCH_FILE.search(response.meta):
+            # Some servers answer a missing file with 450: the text, not the class, says "no file".
+            return _Verdict(Outcome.UNAVAILABLE, reason, note=f"FTP {status} says no such file")
         # RFC 959 4.2: 4yz is transient (421 service not available, 450 busy): try again later.
         return _Verdict(Outcome.UNREACHABLE, reason)
     return _Verdict(Outcome.UNREACHABLE, reason, note=f"unexpected FTP reply {status}")
@@ -409,6 +412,9 @@ def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: _Verdict, now: f
 
 Flow = Generator[FetchRequest, FetchResponse, RobotsEntry]
 
+# FetchError.kind as a reason; the others ("timeout", "dns", "tls", "reset" ...) read well as they are.
+_ERROR_REASONS = {"protocol": "bad response"}
+
 
 def fetch_flow(
     url: str,
@@ -434,7 +440,7 @@ def fetch_flow(
             response = yield request
         except FetchError as exc:
             # SPEC.md 6: timeouts, DNS, TLS, resets and bad responses are all "unreachable".
-            failed = _Verdict(Outcome.UNREACHABLE, exc.kind, note=str(exc))
+            failed = _Verdict(Outcome.UNREACHABLE, _ERROR_REASONS.get(exc.kind, exc.kind), note=str(exc))
             answer = _Answer(None, _protocol(target), tuple(redirects))
             return _unreachable_entry(ctx, answer, failed, clock())
         now = clock()
@@ -500,7 +506,7 @@ async def arun_flow(flow: Flow, fetch: Callable[[FetchRequest], Awaitable[FetchR
 
 def format_time(epoch: float) -> str:
     """An epoch time as `2026-11-22T15:00:00Z`, the form used in reasons."""
-    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def resolve_profile(profile: str | None, url: str) -> str:
@@ -526,8 +532,10 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
             source=f"robots.txt unreachable ({fetched}); stale copy from {good}",
         )
     if entry.outcome is Outcome.UNAVAILABLE:
-        # RFC 9309 2.3.1.3: the crawler MAY access any resource.
-        reason = f"robots.txt unavailable ({entry.reason}): everything allowed"
+        # RFC 9309 2.3.1.3: the crawler MAY access any resource. failures > 0: unreachable for
+        # over 30 days, which RFC 9309 2.3.1.4 lets a crawler treat as unavailable.
+        why = f"{entry.reason} for over 30 days" if entry.failures else entry.reason
+        reason = f"robots.txt unavailable ({why}): everything allowed"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")
     path = urlsplit(url).path
     if path == "/robots.txt" and name != "google":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from robotskit._lexer import to_text
 from robotskit.errors import UnknownProfile
 
 RFC9309 = "rfc9309"
@@ -28,6 +29,8 @@ class Profile:
     robots_txt_always_allowed: bool
     # Characters of the product token read from a `user-agent` value in the file.
     group_token: re.Pattern[str]
+    # rfc9309: user-agent values are read as UTF-8 text; google: as bytes (ASCII letters only).
+    unicode_tokens: bool
     # Google: `* anything` is still the global agent; rfc9309: only `*` alone.
     star_with_trailing_text_is_global: bool
     # rfc9309: the caller's user agent is reduced to its product token; google: compared as given.
@@ -46,7 +49,9 @@ class Profile:
 
 
 _C_SPACE = frozenset(" \t\n\v\f\r")  # C isspace(), what Google's check uses
-_RFC_TOKEN = re.compile(r"[A-Za-z0-9_-]*")
+# rfc9309: ASCII letters, digits, '-' and '_'; a non-ASCII letter continues the token rather than
+# cutting it (`Jävla-Foobot` must not become `J`, which would capture every agent starting with J).
+_RFC_TOKEN = re.compile(r"(?:[A-Za-z0-9_-]|[^\x00-\x7f\s])*")
 _GOOGLE_TOKEN = re.compile(r"[A-Za-z_-]*")
 
 PROFILES: dict[str, Profile] = {
@@ -55,6 +60,7 @@ PROFILES: dict[str, Profile] = {
         normalise_urls=True,
         robots_txt_always_allowed=True,
         group_token=_RFC_TOKEN,
+        unicode_tokens=True,
         star_with_trailing_text_is_global=False,
         reduce_caller_agent=True,
         index_html_allows_directory=False,
@@ -66,6 +72,7 @@ PROFILES: dict[str, Profile] = {
         normalise_urls=False,
         robots_txt_always_allowed=False,
         group_token=_GOOGLE_TOKEN,
+        unicode_tokens=False,
         star_with_trailing_text_is_global=True,
         reduce_caller_agent=False,
         index_html_allows_directory=True,
@@ -77,6 +84,7 @@ PROFILES: dict[str, Profile] = {
         normalise_urls=True,
         robots_txt_always_allowed=True,
         group_token=_RFC_TOKEN,
+        unicode_tokens=True,
         star_with_trailing_text_is_global=False,
         reduce_caller_agent=True,
         index_html_allows_directory=False,
@@ -110,6 +118,8 @@ def group_token(profile: Profile, value: str) -> str | None:
     """
     if value == "*":
         return "*"
+    if profile.unicode_tokens:
+        value = to_text(value)
     if profile.star_with_trailing_text_is_global and value[:1] == "*" and value[1:2] in _C_SPACE:
         return "*"
     match = profile.group_token.match(value)

@@ -7,6 +7,7 @@ C++ library has no limit of its own, so Google is given the same prefix.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -47,38 +48,37 @@ class _UserAgents(googlebot.RobotsParseHandler):  # type: ignore[misc,name-defin
         super().__init__()
         self.values: list[str] = []
 
-    def HandleRobotsStart(self) -> None:  # noqa: N802 - Google's callback names
+    def HandleRobotsStart(self) -> None:
         pass
 
-    def HandleRobotsEnd(self) -> None:  # noqa: N802
+    def HandleRobotsEnd(self) -> None:
         pass
 
-    def HandleUserAgent(self, line_num: int, value: str) -> None:  # noqa: N802
+    def HandleUserAgent(self, line_num: int, value: str) -> None:
         self.values.append(value)
 
-    def HandleAllow(self, line_num: int, value: str) -> None:  # noqa: N802
+    def HandleAllow(self, line_num: int, value: str) -> None:
         pass
 
-    def HandleDisallow(self, line_num: int, value: str) -> None:  # noqa: N802
+    def HandleDisallow(self, line_num: int, value: str) -> None:
         pass
 
-    def HandleSitemap(self, line_num: int, value: str) -> None:  # noqa: N802
+    def HandleSitemap(self, line_num: int, value: str) -> None:
         pass
 
-    def HandleUnknownAction(self, line_num: int, action: str, value: str) -> None:  # noqa: N802
+    def HandleUnknownAction(self, line_num: int, action: str, value: str) -> None:
         pass
 
-    def ReportLineMetadata(self, line_num: int, metadata: object) -> None:  # noqa: N802
+    def ReportLineMetadata(self, line_num: int, metadata: object) -> None:
         pass
 
 
 def first_named_agent(body: bytes) -> str | None:
     """The first user-agent value other than `*`, verbatim as Google's parser reports it."""
     handler = _UserAgents()
-    try:
+    # A value that is not UTF-8 cannot cross into Python: the file then has no named agent.
+    with contextlib.suppress(UnicodeDecodeError):
         googlebot.ParseRobotsTxt(body, handler)
-    except UnicodeDecodeError:  # a value that is not UTF-8 cannot cross into Python: skip it
-        pass
     return next((v for v in handler.values if v and v != "*"), None)
 
 

@@ -164,7 +164,10 @@ def test_biggest_corpus_file(profile: str) -> None:
     for p in ("/", "/index.html", "/a/b/c?d=e"):
         robots.allowed(URL + p, "Googlebot")
     elapsed = time.perf_counter() - started
-    print(f"{path.name}: {len(body)} bytes, parse {parsed * 1000:.0f} ms, parse+3 checks {elapsed * 1000:.0f} ms")
+    print(
+        f"{path.name}: {len(body)} bytes, parse {parsed * 1000:.0f} ms, "
+        f"parse+3 checks {elapsed * 1000:.0f} ms"
+    )
     assert elapsed < 10
 
 

@@ -31,6 +31,14 @@ def http_server2() -> Iterator[HttpScenarioServer]:
     server.stop()
 
 
+@pytest.fixture
+def https_server(cert: CertPair) -> Iterator[HttpScenarioServer]:
+    """The scripted HTTP server behind TLS with the self-signed `cert`."""
+    server = HttpScenarioServer(tls=cert).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="session")
 def cert(tmp_path_factory: pytest.TempPathFactory) -> CertPair:
     """A self-signed certificate for localhost / 127.0.0.1."""

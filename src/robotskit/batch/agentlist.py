@@ -18,9 +18,24 @@ from robotskit.batch._values import AgentSpec
 
 # Used only when the bundled crawler table (robotskit.crawlers) is not installed.
 FALLBACK_TOKENS = (
-    "Googlebot", "Bingbot", "Google-Extended", "GPTBot", "ChatGPT-User", "OAI-SearchBot", "ClaudeBot",
-    "anthropic-ai", "CCBot", "PerplexityBot", "Applebot", "Applebot-Extended", "Bytespider",
-    "meta-externalagent", "Amazonbot", "YandexBot", "Baiduspider", "DuckDuckBot",
+    "Googlebot",
+    "Bingbot",
+    "Google-Extended",
+    "GPTBot",
+    "ChatGPT-User",
+    "OAI-SearchBot",
+    "ClaudeBot",
+    "anthropic-ai",
+    "CCBot",
+    "PerplexityBot",
+    "Applebot",
+    "Applebot-Extended",
+    "Bytespider",
+    "meta-externalagent",
+    "Amazonbot",
+    "YandexBot",
+    "Baiduspider",
+    "DuckDuckBot",
 )
 GEMINI_PURPOSES = ("archiver", "indexer", "researcher", "webproxy")
 

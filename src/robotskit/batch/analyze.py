@@ -4,15 +4,14 @@ The row's keys are the Parquet columns documented in docs/batch.md and built in
 `robotskit.batch.output`. Verdicts come from the library itself (`robotskit.parse` and
 `RobotsTxt.decide`), so a batch row says exactly what a crawler using robotskit would do.
 
-Outcomes follow SPEC.md section 6: a 2xx body is parsed (`ok`); 4xx except 429 make the site
-`unavailable` (everything allowed); 429, 5xx and bad responses make it `unreachable`
-(everything disallowed). Redirects were followed by the input reader; the final status decides.
+Outcomes follow SPEC.md section 6 and come from `robotskit.policy` (the readers replay each
+capture through it): a 2xx body is parsed (`ok`); 4xx except 429 make the site `unavailable`
+(everything allowed); 429, 5xx and bad responses make it `unreachable` (everything disallowed).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,10 +29,11 @@ _HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--")
 
 
 def status_outcome(status: int | None) -> str | None:
-    """SPEC.md 6 for one HTTP status; None for a redirect whose end the input does not hold."""
-    policy = _policy_mapping()
-    if policy is not None and status is not None:
-        return policy(status)
+    """SPEC.md 6 for one final HTTP status, for captures no reader ran the policy on.
+
+    WARC captures and live fetches carry the outcome `robotskit.policy` gave them; this is the
+    same table for callers who build captures themselves. None for a redirect left unfollowed.
+    """
     if status is None:
         return None
     if 200 <= status < 300:
@@ -44,26 +44,6 @@ def status_outcome(status: int | None) -> str | None:
         return UNAVAILABLE
     # 429, 5xx and anything that is not an HTTP status at all: unreachable (a bad response).
     return UNREACHABLE
-
-
-@lru_cache(maxsize=1)
-def _policy_mapping() -> Callable[[int], str | None] | None:
-    """The sans-IO policy's own status mapping when the policy module provides one."""
-    try:
-        policy = importlib.import_module("robotskit.policy")
-    except ImportError:
-        return None
-    fn = getattr(policy, "http_outcome", None) or getattr(policy, "outcome_for_status", None)
-    if not callable(fn):
-        return None
-
-    def mapped(status: int) -> str | None:
-        if 300 <= status < 400:
-            return None  # redirects were resolved (or not) by the reader
-        value = fn(status)
-        return None if value is None else str(getattr(value, "value", value))
-
-    return mapped
 
 
 def is_html(body: bytes | None, content_type: str | None) -> bool:
@@ -79,15 +59,15 @@ def is_html(body: bytes | None, content_type: str | None) -> bool:
 def analyze(capture: Capture, config: BatchConfig) -> dict[str, Any]:
     """The row for one capture. Never raises on content: failures land in the `error` column."""
     row = _base_row(capture)
-    if capture.error is not None and not capture.bad_body:
-        return row  # a damaged input record: nothing is known about the site
     outcome = _outcome(capture)
+    if outcome is None:
+        return row  # a damaged input record, or a redirect the input cannot follow
     row["outcome"] = outcome
     row["reason"] = capture.reason or _reason(capture, outcome)
     if outcome == OK and capture.body is not None:
         try:
             _fill_parsed(row, capture, config)
-        except Exception as exc:  # noqa: BLE001 - a library bug on one file must not end a job
+        except Exception as exc:  # a library bug on one file must not end a job
             row["error"] = f"analyze: {type(exc).__name__}: {exc}"
             row["agents"] = []
         return row
@@ -127,8 +107,8 @@ def _base_row(capture: Capture) -> dict[str, Any]:
 def _outcome(capture: Capture) -> str | None:
     if capture.outcome is not None:
         return capture.outcome
-    if capture.bad_body:
-        return UNREACHABLE  # SPEC.md 6: a bad response is unreachable
+    if capture.error is not None:
+        return None
     if capture.status is None and capture.final_status is None:
         return OK if capture.body is not None else None  # a file on disk: its body is the robots.txt
     return status_outcome(capture.final_status)
@@ -146,7 +126,7 @@ def _authority(url: str | None) -> str | None:
     if not url:
         return None
     try:
-        from robotskit import authority_key  # type: ignore[attr-defined]  # noqa: PLC0415
+        from robotskit import authority_key  # noqa: PLC0415
     except ImportError:
         parts = urlsplit(url)
         return f"{parts.scheme}://{parts.netloc.lower()}" if parts.netloc else None
@@ -168,12 +148,8 @@ def _blanket(spec: AgentSpec, allowed: bool, paths: int) -> dict[str, Any]:
 
 
 def _fill_parsed(row: dict[str, Any], capture: Capture, config: BatchConfig) -> None:
-    import robotskit  # noqa: PLC0415 - keeps this module importable while the core is absent
-
     assert capture.body is not None
-    robots = robotskit.parse(
-        capture.body, config.profile, max_bytes=config.max_bytes, robots_url=capture.url or None
-    )
+    robots = parse_capture(capture.body, capture.truncated, config, capture.url)
     row["truncated"] = bool(capture.truncated or robots.truncated)
     if row["size"] is None:
         row["size"] = robots.size
@@ -181,11 +157,44 @@ def _fill_parsed(row: dict[str, Any], capture: Capture, config: BatchConfig) -> 
     row["rules"] = sum(len(group.rules) for group in robots.groups)
     row["sitemaps"] = len(robots.sitemaps)
     row["lint_ids"] = _lint_ids(robots, capture.content_type, config)
+    if capture.truncated and "RK104" not in row["lint_ids"]:
+        # The reader cut the body before the parser saw it: report the parser's RK104 anyway.
+        row["lint_ids"] = sorted([*row["lint_ids"], "RK104"])
     origin = _origin(capture.url)
+    probe = probe_paths(robots, config.paths)
     agents = _agents(config.agents)
+    memo: dict[tuple[Any, ...], list[bool]] = {}
     row["agents"] = [
-        _agent_row(robots, spec, agent, origin, config.paths) for spec, agent in zip(config.agents, agents)
+        _agent_row(robots, spec, agent, origin, probe, config.paths, memo)
+        for spec, agent in zip(config.agents, agents, strict=True)
     ]
+
+
+def probe_paths(robots: Any, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """`/`, the sample paths, then one path per rule pattern (robotskit.audit's choice).
+
+    The site verdict is judged on all of them, the way `robotskit audit` judges: blocked on
+    every probe is `disallowed`, on some is `partial`, on none is `allowed`.
+    """
+    try:
+        from robotskit.audit import sample_paths  # noqa: PLC0415 - optional sibling module
+
+        derived: tuple[str, ...] = tuple(sample_paths(robots))
+    except ImportError:
+        derived = ()
+    return tuple(dict.fromkeys(("/", *paths, *derived)))
+
+
+def parse_capture(body: bytes, truncated: bool, config: BatchConfig, url: str | None = None) -> Any:
+    """Parse a body as the client does: a body cut at the limit loses its cut line (SPEC.md 2)."""
+    import robotskit  # noqa: PLC0415
+
+    data, limit = body, config.max_bytes
+    if truncated:
+        end = max(body.rfind(b"\n"), body.rfind(b"\r"))
+        data = body[: end + 1]
+        limit = max(len(data), limit)  # already cut once; never cut twice
+    return robotskit.parse(data, config.profile, max_bytes=limit, robots_url=url or None)
 
 
 def _origin(url: str | None) -> str:
@@ -216,34 +225,29 @@ def _agents(specs: tuple[AgentSpec, ...]) -> tuple[Any, ...]:
     return tuple(Agent(spec.token, purposes=spec.purposes, aliases=spec.aliases) for spec in specs)
 
 
-def _agent_row(robots: Any, spec: AgentSpec, agent: Any, origin: str, paths: tuple[str, ...]) -> dict[str, Any]:
-    root = robots.allowed(origin + "/", agent)
+def _agent_row(
+    robots: Any,
+    spec: AgentSpec,
+    agent: Any,
+    origin: str,
+    probe: tuple[str, ...],
+    paths: tuple[str, ...],
+    memo: dict[tuple[Any, ...], list[bool]],
+) -> dict[str, Any]:
+    # Agents judged by the same groups get the same verdicts (most fall back to `*`): judge once.
+    key = (tuple(g.index for g in robots.groups_for(agent, origin + "/")), agent.purposes)
+    verdicts = memo.get(key)
+    if verdicts is None:
+        verdicts = memo[key] = [robots.allowed(origin + path, agent) for path in probe]
+    blocked = verdicts.count(False)
     return {
         "agent": spec.name,
-        "verdict": site_verdict(robots, agent, root),
-        "root": root,
-        "paths": [robots.allowed(origin + path, agent) for path in paths],
+        "verdict": DISALLOWED if blocked == len(verdicts) else PARTIAL if blocked else ALLOWED,
+        "root": verdicts[0],
+        "paths": [verdicts[probe.index(path)] for path in paths],
         "crawl_delay": robots.crawl_delay(agent),
         "content_signal": _content_signal(robots, agent),
     }
-
-
-def site_verdict(robots: Any, agent: Any, root_allowed: bool) -> str:
-    """allowed / partial / disallowed for the whole site, from the rules that apply to `agent`.
-
-    `disallowed`: `/` is blocked and no allow rule opens anything again, by a rule that matches
-    every path (`/`, `*`, `/*`). `partial`: some disallow rule applies but not that.
-    `allowed`: no disallow rule applies to the agent at all.
-    """
-    rules = [rule for group in robots.groups_for(agent) for rule in group.rules]
-    disallows = [rule for rule in rules if rule.kind == "disallow"]
-    if not disallows:
-        return ALLOWED if root_allowed else DISALLOWED
-    if root_allowed:
-        return PARTIAL
-    opens = any(rule.kind == "allow" and rule.pattern not in ("/robots.txt",) for rule in rules)
-    blocks_all = any(rule.pattern.rstrip("*") in ("", "/") for rule in disallows)
-    return DISALLOWED if blocks_all and not opens else PARTIAL
 
 
 def _content_signal(robots: Any, agent: Any) -> dict[str, bool | None] | None:

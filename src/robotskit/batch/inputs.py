@@ -9,7 +9,6 @@ at a time. WARC files are read by `robotskit.batch.warc`; host lists are fetched
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +26,10 @@ DEFAULT_CHUNK = 200
 
 @dataclass(frozen=True, slots=True)
 class InputUnit:
-    """One unit of work. `items` lists (name, base URL or None) for directories, (line, host) for host lists."""
+    """One unit of work: a WARC file, or a chunk of `items`.
+
+    `items` are (file name, base URL or None) for directories, (line number, host) for host lists.
+    """
 
     kind: str  # "warc" | "dir" | "hosts"
     path: str
@@ -64,9 +66,7 @@ def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK) -> list[In
     return units
 
 
-def _chunks(
-    kind: str, path: Path, items: list[tuple[str, str | None]], chunk: int
-) -> Iterator[InputUnit]:
+def _chunks(kind: str, path: Path, items: list[tuple[str, str | None]], chunk: int) -> Iterator[InputUnit]:
     for start in range(0, len(items), max(1, chunk)):
         yield InputUnit(kind, str(path), tuple(items[start : start + chunk]))
 
@@ -176,9 +176,15 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
     client_cls = getattr(robotskit, "RobotsClient", None)
     if client_cls is None:
         for number, line in unit.items:
-            yield Capture(source=unit.path, record=int(number), url=line, error="robotskit.RobotsClient unavailable")
+            yield Capture(
+                source=unit.path, record=int(number), url=line, error="robotskit.RobotsClient unavailable"
+            )
         return
-    kwargs: dict[str, Any] = {"user_agent": options.user_agent, "timeout": options.timeout, "max_bytes": max_bytes}
+    kwargs: dict[str, Any] = {
+        "user_agent": options.user_agent,
+        "timeout": options.timeout,
+        "max_bytes": max_bytes,
+    }
     if options.cache:
         kwargs["cache"] = options.cache
     locks: dict[str, threading.BoundedSemaphore] = {}
@@ -197,9 +203,14 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
             with slot(key):
                 try:
                     entry = client.lookup(url)
-                except Exception as exc:  # noqa: BLE001 - a failed host is a row, never the end of the job
-                    return Capture(source=unit.path, record=int(number), url=url, host=_host(url),
-                                   error=f"fetch: {type(exc).__name__}: {exc}")
+                except Exception as exc:  # a failed host is a row, never the end of the job
+                    return Capture(
+                        source=unit.path,
+                        record=int(number),
+                        url=url,
+                        host=_host(url),
+                        error=f"fetch: {type(exc).__name__}: {exc}",
+                    )
             return _entry_capture(unit.path, int(number), url, entry)
 
         with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
@@ -208,7 +219,7 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
 
 def _authority(url: str) -> str:
     try:
-        from robotskit import authority_key  # type: ignore[attr-defined]  # noqa: PLC0415
+        from robotskit import authority_key  # noqa: PLC0415
     except ImportError:
         parts = urlsplit(url)
         return f"{parts.scheme}://{parts.netloc.lower()}"
@@ -251,8 +262,8 @@ def read_unit(unit: InputUnit, max_bytes: int, options: FetchOptions | None = No
 def unit_fingerprint(unit: InputUnit) -> str:
     """What makes a unit's results reusable: its identity plus the file's size and mtime."""
     try:
-        stat = os.stat(unit.path)
+        stat = Path(unit.path).stat()
         stamp = f"{stat.st_size}:{stat.st_mtime_ns}" if unit.kind != "dir" else ""
     except OSError:
         stamp = "missing"
-    return json.dumps([unit.kind, os.path.abspath(unit.path), stamp, list(unit.items)], sort_keys=True)
+    return json.dumps([unit.kind, str(Path(unit.path).resolve()), stamp, list(unit.items)], sort_keys=True)

@@ -18,15 +18,18 @@ targets). Redirect captures whose target comes later in the file are replayed af
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
 from robotskit.batch._values import Capture
 
 _READ = 65_536
+_SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _WARC_MAGIC = b"WARC/1."
 
@@ -71,8 +74,12 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
             yield _replay(path, response, index, max_bytes)
         except _NotCaptured as missing:
             yield Capture(
-                source=path, record=response.offset, url=response.uri, host=_host(response.uri),
-                fetched_at=response.fetched_at, status=response.status,
+                source=path,
+                record=response.offset,
+                url=response.uri,
+                host=_host(response.uri),
+                fetched_at=response.fetched_at,
+                status=response.status,
                 content_type=response.headers.get("content-type"),
                 reason=f"redirect target not in input: {missing}",
             )
@@ -94,8 +101,8 @@ def url_key(url: str) -> str:
 def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) -> Capture:
     """Run the fetch policy for `first`'s authority with this file as the network."""
     from robotskit.errors import ProtocolViolation  # noqa: PLC0415
-    from robotskit.policy import fetch_flow, run_flow  # noqa: PLC0415
     from robotskit.fetch._types import FetchRequest, FetchResponse  # noqa: PLC0415
+    from robotskit.policy import fetch_flow, run_flow  # noqa: PLC0415
 
     last: list[_Response] = []
 
@@ -112,8 +119,12 @@ def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) 
         if response.error is not None:
             raise ProtocolViolation(response.error, url=request.url)
         return FetchResponse(
-            url=request.url, protocol="http", status=response.status, body=response.body,
-            headers=response.headers, truncated=response.truncated,
+            url=request.url,
+            protocol="http",
+            status=response.status,
+            body=response.body,
+            headers=response.headers,
+            truncated=response.truncated,
         )
 
     def clock() -> float:
@@ -157,9 +168,9 @@ def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tupl
     After damage, reading resumes at the next gzip member (or `WARC/1.` line) found by scanning;
     consecutive failures collapse into one error so a bad stretch yields one row.
     """
-    from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - optional dependency
+    from warcio.archiveiterator import ArchiveIterator  # type: ignore[import-untyped]  # noqa: PLC0415 - optional dependency
 
-    with open(path, "rb") as fh:
+    with Path(path).open("rb") as fh:
         gz = fh.read(3) == _GZIP_MAGIC
         position = start
         failing = False
@@ -173,8 +184,7 @@ def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tupl
                     yield offset, record, None
                     if single:
                         return
-                return
-            except Exception as exc:  # noqa: BLE001 - any decoding failure is data, not a bug
+            except Exception as exc:  # any decoding failure is data, not a bug
                 broken = max(iterator.offset, position)
                 if not failing:
                     yield broken, None, f"corrupt record: {type(exc).__name__}: {exc}"
@@ -185,6 +195,8 @@ def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tupl
                 if found is None:
                     return
                 position = found
+            else:
+                return
 
 
 def _resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
@@ -217,25 +229,62 @@ def _response(offset: int, record: Any, max_bytes: int) -> _Response | None:
     cut = bool(record.rec_headers.get_header("WARC-Truncated"))  # the crawler cut the body
     try:
         body, size = _read_body(record, max_bytes)
-    except Exception as exc:  # noqa: BLE001 - zlib, brotli and chunking errors all mean a bad body
-        return _Response(uri, offset, fetched, status, headers, b"", 0, False,
-                         error=f"body: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # zlib, brotli and chunking errors all mean a bad body
+        return _Response(
+            uri, offset, fetched, status, headers, b"", 0, False, error=f"body: {type(exc).__name__}: {exc}"
+        )
     return _Response(uri, offset, fetched, status, headers, body[:max_bytes], size, cut or size > max_bytes)
 
 
 def _read_body(record: Any, keep: int) -> tuple[bytes, int]:
-    """The first `keep` + 1 decoded bytes and the decoded size (read on, so size is exact)."""
-    stream = record.content_stream()
+    """The first `keep` + 1 decoded bytes and the decoded size (counted up to `_SIZE_CAP`).
+
+    Content-Encoding is undone here, strictly (warcio would pass undecodable gzip through as
+    is): a body that does not decode is a bad response, as it is for the live HTTP client.
+    Decompression is bounded per read, so a compression bomb costs time, not memory.
+    """
+    headers = record.http_headers
+    stream: Any = record.raw_stream
+    if (headers.get_header("transfer-encoding") or "").lower() == "chunked":
+        from warcio.bufferedreaders import ChunkedDataReader  # type: ignore[import-untyped]  # noqa: PLC0415
+
+        stream = ChunkedDataReader(stream, decomp_type=None)
+    decoder = _decoder((headers.get_header("content-encoding") or "").strip().lower())
     parts: list[bytes] = []
-    kept = 0
-    size = 0
-    while chunk := stream.read(_READ):
-        size += len(chunk)
-        if kept <= keep:
-            piece = chunk[: keep + 1 - kept]
-            parts.append(piece)
-            kept += len(piece)
+    kept = size = fed = 0
+    while (chunk := stream.read(_READ)) or (decoder is not None and not decoder.eof and size < _SIZE_CAP):
+        fed += len(chunk)
+        pieces = _decode(decoder, chunk) if decoder is not None else [chunk]
+        if not chunk and not any(pieces):
+            break
+        for piece in pieces:
+            size += len(piece)
+            if kept <= keep:
+                taken = piece[: keep + 1 - kept]
+                parts.append(taken)
+                kept += len(taken)
+        if size >= _SIZE_CAP:
+            break
+    if decoder is not None and fed and not decoder.eof and size < _SIZE_CAP:
+        raise ValueError("compressed body ends early")
     return b"".join(parts), size
+
+
+def _decoder(encoding: str) -> Any:
+    """A zlib decompressor for gzip / deflate bodies; None for identity or unknown codings."""
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped, as RFC 9110 8.4.1.2 says
+    return None
+
+
+def _decode(decoder: Any, chunk: bytes) -> list[bytes]:
+    """Decompress `chunk` in bounded steps (zlib.error propagates: the body is bad)."""
+    out = [decoder.decompress(chunk, _READ)]
+    while decoder.unconsumed_tail:
+        out.append(decoder.decompress(decoder.unconsumed_tail, _READ))
+    return out
 
 
 def _warc_date(value: str | None) -> float | None:

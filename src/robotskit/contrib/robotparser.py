@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.robotparser import RequestRate
 
 import robotskit
+from robotskit.client import RobotsClient
 
 if TYPE_CHECKING:
     from robotskit._robots import RobotsTxt
+    from robotskit.policy import RobotsEntry
 
 __all__ = ["RequestRate", "RobotFileParser"]
 
@@ -59,7 +61,7 @@ class RobotFileParser:
         *,
         user_agent: str | None = None,
         timeout: float = 10.0,
-        client: Any = None,
+        client: RobotsClient | None = None,
         profile: str | None = None,
     ) -> None:
         # Attribute compatibility: `entries`/`default_entry` exist but stay empty; the parsed
@@ -74,7 +76,7 @@ class RobotFileParser:
         self.user_agent = user_agent or _default_user_agent()
         self.timeout = timeout
         self.profile = profile
-        self._client = client
+        self._client: RobotsClient | None = client
         self.url = ""
         self.host = ""
         self.path = ""
@@ -176,11 +178,11 @@ class RobotFileParser:
         self.robots = robots
         self.sitemaps = list(robots.sitemaps)
 
-    def _lookup(self) -> Any:
+    def _lookup(self) -> RobotsEntry:
         if self._client is not None:
             return self._client.lookup(self.url)
         agent = robotskit.product_token(self.user_agent) or "robotskit"
-        with robotskit.RobotsClient(
+        with RobotsClient(
             agent, user_agent=self.user_agent, timeout=self.timeout, profile=self.profile
         ) as client:
             return client.lookup(self.url)

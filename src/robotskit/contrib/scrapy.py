@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.python import to_unicode
 
 import robotskit
@@ -111,11 +110,9 @@ class CrawlDelayExtension:
         engine = self.crawler.engine
         if engine is None:
             return
-        downloader = engine.downloader
-        key = downloader.get_slot_key(request)
-        _, slot = downloader._get_slot(request)  # creates the slot with the configured defaults
+        # Scrapy has no public setter for a slot's delay; `_get_slot` creates the slot with the
+        # configured defaults (DOWNLOAD_DELAY, DOWNLOAD_SLOTS) exactly as the downloader would.
+        key, slot = engine.downloader._get_slot(request)
         if delay > slot.delay:
             slot.delay = delay
             log.debug("robotskit: Crawl-delay %.3gs applied to download slot %s", delay, key)
-        host = urlparse_cached(request).hostname
-        log.debug("robotskit: robots.txt for %s parsed (crawl-delay %s)", host, delay)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.errors import FetchError, FetchTimeout, InvalidArgument, InvalidURL, ProtocolViolation
 from robotskit.fetch._types import FetchRequest, FetchResponse
 
 __all__ = ["AsyncGeminiFetcher", "GeminiFetcher", "Pin", "TofuStore"]
@@ -67,8 +67,9 @@ class TofuStore:
     The first certificate seen for host:port is pinned. A different certificate later raises
     `FetchError(kind="tls")` unless the pin has lapsed (certificate expired, or older than
     `max_age` seconds) or was removed with `forget()` / `clear()`. Thread-safe.
-    With `path`, existing pins are loaded at construction and every change is written back
-    atomically (temp file + rename), so a crash never leaves a half-written file.
+    With `path`, existing pins are loaded at construction (an unreadable file raises
+    `InvalidArgument`) and every change is written back atomically (temp file + rename), so a
+    crash never leaves a half-written file.
     """
 
     def __init__(
@@ -78,7 +79,7 @@ class TofuStore:
         max_age: float | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._path = Path(path) if path is not None else None
+        self._path = Path(path).expanduser() if path is not None else None
         self._max_age = max_age
         self._clock = clock
         self._lock = threading.Lock()
@@ -147,12 +148,15 @@ class TofuStore:
 
 
 def _load(path: Path) -> dict[str, Pin]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    pins = data.get("pins", {}) if isinstance(data, dict) else {}
-    return {
-        str(k): Pin(str(v["sha256"]), float(v["first_seen"]), _opt_float(v.get("expires")))
-        for k, v in pins.items()
-    }
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pins = data["pins"]
+        return {
+            str(k): Pin(str(v["sha256"]), float(v["first_seen"]), _opt_float(v.get("expires")))
+            for k, v in pins.items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidArgument(f"cannot read TOFU pins from {path}: {exc!r}") from exc
 
 
 def _opt_float(value: object) -> float | None:
@@ -271,7 +275,7 @@ class _Deadline:
             raise FetchTimeout(f"timed out {what} {self._url}", url=self._url)
         try:
             return await asyncio.wait_for(aw, left)
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise FetchTimeout(f"timed out {what} {self._url}", url=self._url) from exc
 
 

@@ -269,7 +269,7 @@ class AsyncHttpFetcher:
             return await asyncio.wait_for(self._fetch(request), request.timeout)
         except (FetchError, InvalidURL):
             raise
-        except (httpx.HTTPError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, httpx.HTTPError, OSError) as exc:
             raise _map_error(exc, request.url) from exc
 
     async def _fetch(self, request: FetchRequest) -> FetchResponse:

@@ -28,7 +28,7 @@ def make_cert(directory: Path, name: str = "localhost", *, days: int = 30) -> Ce
     """A self-signed EC certificate for `name`, `localhost` and 127.0.0.1 valid for `days` days."""
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     not_after = now + dt.timedelta(days=days)
     cert = (
         x509.CertificateBuilder()
@@ -40,7 +40,11 @@ def make_cert(directory: Path, name: str = "localhost", *, days: int = 30) -> Ce
         .not_valid_after(not_after)
         .add_extension(
             x509.SubjectAlternativeName(
-                [x509.DNSName(name), x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+                [
+                    x509.DNSName(name),
+                    x509.DNSName("localhost"),
+                    x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                ]
             ),
             critical=False,
         )

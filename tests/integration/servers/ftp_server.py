@@ -11,10 +11,10 @@ from pathlib import Path
 # suite turns warnings into errors, so the import is scoped (the warning is theirs, not ours).
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
-    from pyftpdlib.authorizers import DummyAuthorizer
-    from pyftpdlib.handlers import FTPHandler
-    from pyftpdlib.ioloop import IOLoop
-    from pyftpdlib.servers import FTPServer
+    from pyftpdlib.authorizers import DummyAuthorizer  # type: ignore[import-untyped]
+    from pyftpdlib.handlers import FTPHandler  # type: ignore[import-untyped]
+    from pyftpdlib.ioloop import IOLoop  # type: ignore[import-untyped]
+    from pyftpdlib.servers import FTPServer  # type: ignore[import-untyped]
 
 logging.getLogger("pyftpdlib").setLevel(logging.WARNING)
 

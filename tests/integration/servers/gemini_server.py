@@ -103,12 +103,12 @@ class _TLSServer(socketserver.ThreadingTCPServer):
 class GeminiScriptServer:
     """A TLS server that answers each path with a `GeminiScenario`; unknown paths get `51`."""
 
-    def __init__(self, cert: CertPair) -> None:
+    def __init__(self, cert: CertPair, port: int = 0) -> None:
         self.cert = cert
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2
         ctx.load_cert_chain(cert.cert, cert.key)
-        self._server = _TLSServer(("127.0.0.1", 0), _Handler)
+        self._server = _TLSServer(("127.0.0.1", port), _Handler)
         self._server.ctx = ctx
         self._server.routes = {}
         self._server.hits = Counter()

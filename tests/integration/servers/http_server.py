@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -17,7 +18,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-HTML_404 = b"<!doctype html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>"
+from .certs import CertPair
+
+HTML_404 = (
+    b"<!doctype html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>"
+)
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet."""
 
     def do_GET(self) -> None:
@@ -125,11 +130,19 @@ class _Server(ThreadingHTTPServer):
 
 
 class HttpScenarioServer:
-    """Start with `start()`, stop with `stop()`; `url(path)` is an absolute http:// URL."""
+    """Start with `start()`, stop with `stop()`; `url(path)` is an absolute http:// (or https://) URL."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: CertPair | None = None) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = _State()
+        self.scheme = "http"
+        if tls is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(tls.cert, tls.key)
+            self._server.socket = ctx.wrap_socket(
+                self._server.socket, server_side=True, do_handshake_on_connect=False
+            )  # the handshake then runs in the handler thread, not in the accept loop
+            self.scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
         self._thread.daemon = True
 
@@ -150,7 +163,7 @@ class HttpScenarioServer:
         return self._server.state.requests
 
     def url(self, path: str) -> str:
-        return f"http://{self.authority}{path}"
+        return f"{self.scheme}://{self.authority}{path}"
 
     def route(self, path: str, scenario: Scenario) -> str:
         """Play `scenario` at `path`; returns the absolute URL."""

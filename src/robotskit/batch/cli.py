@@ -1,0 +1,149 @@
+"""`robotskit batch INPUT... --out results.parquet` and `robotskit batch report results.parquet`.
+
+`robotskit.cli` registers this lazily through `add_parser(subparsers)`; handlers take the
+parsed arguments and return the exit status (0 done, 2 usage or input error).
+`report` is recognised as the first positional word, so `batch` keeps plain positional
+inputs (argparse cannot mix a default command with sub-commands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+ERROR = 2
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the `batch` command (and its `report` form) on `subparsers`."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "batch",
+        help="audit many robots.txt captures (WARC, directories, host lists) into Parquet",
+        description="Judge every capture for a list of agents and write one Parquet row per capture. "
+        "`robotskit batch report RESULTS.parquet` renders tables and PNG plots of a results file.",
+    )
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="WARC files (.warc, .warc.gz), directories of robots.txt files, or files of host "
+        "names (one per line); or `report RESULTS.parquet`",
+    )
+    parser.add_argument("--out", default="results.parquet", help="results file (default results.parquet)")
+    parser.add_argument(
+        "--agents",
+        metavar="FILE",
+        help="agents to judge (default: the bundled crawler table "
+        "plus Gemini's virtual agents); format in docs/batch.md",
+    )
+    parser.add_argument("--paths", metavar="FILE", help="sample paths to judge besides `/`, one per line")
+    parser.add_argument(
+        "--profile", choices=("rfc9309", "google", "gemini"), help="semantics (default: by URL scheme)"
+    )
+    parser.add_argument(
+        "--scheduler",
+        default="local",
+        help="`local` (default: one Dask worker process per core), `sync` (this process), "
+        "or a Dask scheduler address such as tcp://host:8786",
+    )
+    parser.add_argument("--workers", type=int, help="local worker processes (default: every core)")
+    parser.add_argument(
+        "--chunk", type=int, default=200, help="files or hosts per unit of work (default 200)"
+    )
+    parser.add_argument(
+        "--max-bytes", type=int, default=512_000, help="parse limit per file (default 512000)"
+    )
+    parser.add_argument("--no-lint", action="store_true", help="skip lint rules (parser diagnostics stay)")
+    fetching = parser.add_argument_group("host lists (live fetches with robotskit.RobotsClient)")
+    fetching.add_argument("--user-agent", default="robotskit-batch", help="User-Agent sent when fetching")
+    fetching.add_argument(
+        "--cache", help="cache URL shared by the fetches (memory://, sqlite:///x.db, redis://)"
+    )
+    fetching.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    fetching.add_argument(
+        "--concurrency", type=int, default=16, help="fetches in flight per unit (default 16)"
+    )
+    fetching.add_argument("--per-host", type=int, default=1, help="fetches in flight per host (default 1)")
+    fetching.add_argument("--scheme", default="https", help="scheme for bare host names (default https)")
+    report = parser.add_argument_group("report (robotskit batch report RESULTS.parquet)")
+    report.add_argument("--report-dir", help="where report PNGs and tables go (default: RESULTS.report/)")
+    report.add_argument("--top", type=int, default=30, help="agents shown in the blocking table (default 30)")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar (default: on a terminal)",
+    )
+    parser.set_defaults(handler=handle)
+    return parser
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run `batch` or `batch report`; failures print one line and return 2."""
+    try:
+        if args.inputs[0] == "report":
+            return _report(args)
+        return _run(args)
+    except (ImportError, OSError, ValueError) as exc:
+        print(f"robotskit batch: error: {exc}", file=sys.stderr)
+        return ERROR
+
+
+def _run(args: argparse.Namespace) -> int:
+    from robotskit.batch._values import BatchConfig  # noqa: PLC0415 - keep `--help` light
+    from robotskit.batch.agentlist import load_agents, load_paths  # noqa: PLC0415
+    from robotskit.batch.inputs import FetchOptions  # noqa: PLC0415
+    from robotskit.batch.runner import run_batch  # noqa: PLC0415
+
+    config = BatchConfig(
+        agents=load_agents(args.agents),
+        paths=load_paths(args.paths),
+        profile=args.profile,
+        max_bytes=args.max_bytes,
+        lint=not args.no_lint,
+    )
+    fetch = FetchOptions(
+        user_agent=args.user_agent,
+        cache=args.cache,
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        per_host=args.per_host,
+        scheme=args.scheme,
+    )
+    summary = run_batch(
+        args.inputs,
+        args.out,
+        config,
+        scheduler=args.scheduler,
+        fetch=fetch,
+        chunk=args.chunk,
+        workers=args.workers,
+        progress=args.progress,
+    )
+    outcomes = ", ".join(f"{name} {count}" for name, count in summary.outcomes.items()) or "none"
+    print(
+        f"{summary.rows} captures -> {summary.out} ({summary.units} units run, "
+        f"{summary.skipped} already done, {summary.seconds:.1f} s)"
+    )
+    print(f"outcomes: {outcomes}; rows with errors: {summary.errors}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from robotskit.batch.report import write_report  # noqa: PLC0415 - matplotlib loads on demand
+
+    if len(args.inputs) != 2:
+        raise ValueError("usage: robotskit batch report RESULTS.parquet")
+    text = write_report(args.inputs[1], args.report_dir, top=args.top)
+    print(text)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m robotskit.batch ...`: the same command without the rest of the CLI."""
+    parser = argparse.ArgumentParser(prog="robotskit")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["batch", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.handler(args))

@@ -1,0 +1,240 @@
+"""Run a batch: units out to Dask (or in process), part files back, one Parquet file at the end.
+
+- Scale: `scheduler="local"` starts a Dask LocalCluster of one single-threaded worker process
+  per core; `"tcp://host:8786"` joins an existing cluster; a `distributed.Client` may be passed
+  as is; `"sync"` runs in this process (no Dask; the reference the others must equal).
+- Flat memory: at most `window` units are in flight (2 per worker thread by default); each
+  finished unit's table is written to its part file and dropped.
+- Resume: every finished unit is recorded in `<out>.parts/done.jsonl` with its part file. A
+  unit's id hashes its input (path, size, mtime, items) and the run's configuration, so a rerun
+  skips what is done and redoes what changed. The results file is re-merged from all parts.
+Workers return Arrow tables rather than writing files, so a remote cluster needs only to read
+the inputs, not to share the output directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa  # type: ignore[import-untyped]
+
+from robotskit.batch import output
+from robotskit.batch._values import BatchConfig
+from robotskit.batch.analyze import analyze
+from robotskit.batch.inputs import (
+    DEFAULT_CHUNK,
+    FetchOptions,
+    InputUnit,
+    discover,
+    read_unit,
+    unit_fingerprint,
+)
+
+_BATCH_ROWS = 1_000  # rows turned into Arrow at a time inside a unit
+DONE = "done.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSummary:
+    """What a run did: rows written, units run and skipped, outcomes, errors, time."""
+
+    out: str
+    rows: int
+    units: int
+    skipped: int
+    seconds: float
+    outcomes: dict[str, int] = field(default_factory=dict)
+    errors: int = 0
+
+
+def process_unit(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None = None) -> pa.Table:
+    """Read and analyze one unit (runs on a worker). Rows are sorted by (source, record)."""
+    meta = output.metadata(config.paths, [a.name for a in config.agents])
+    tables: list[pa.Table] = []
+    rows: list[dict[str, Any]] = []
+    for capture in read_unit(unit, config.max_bytes, fetch):
+        rows.append(analyze(capture, config))
+        if len(rows) >= _BATCH_ROWS:
+            tables.append(output.to_table(rows, meta))
+            rows = []
+    tables.append(output.to_table(rows, meta))
+    table = pa.concat_tables(tables)
+    return table.sort_by([("source", "ascending"), ("record", "ascending")])
+
+
+def unit_id(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None) -> str:
+    """A stable id for a unit's results: its input and everything that shapes its rows."""
+    blob = json.dumps([unit_fingerprint(unit), repr(config), repr(fetch), output.SCHEMA_VERSION])
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _done(parts: Path) -> dict[str, dict[str, Any]]:
+    manifest = parts / DONE
+    done: dict[str, dict[str, Any]] = {}
+    if manifest.is_file():
+        for line in manifest.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a crash: that unit simply runs again
+            if isinstance(entry, dict) and (parts / str(entry.get("part", ""))).is_file():
+                done[str(entry["id"])] = entry
+    return done
+
+
+def run_batch(
+    inputs: Sequence[str | Path],
+    out: str | Path,
+    config: BatchConfig,
+    *,
+    scheduler: Any = "local",
+    fetch: FetchOptions | None = None,
+    chunk: int = DEFAULT_CHUNK,
+    workers: int | None = None,
+    window: int | None = None,
+    progress: bool | None = None,
+) -> BatchSummary:
+    """Analyze every capture of `inputs` into the Parquet file `out`; see the module docstring."""
+    started = time.monotonic()
+    out = Path(out)
+    parts = out.with_name(out.name + ".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    units = discover(inputs, chunk)
+    ids = [unit_id(u, config, fetch) for u in units]
+    done = _done(parts)
+    todo = [(i, u) for i, u in zip(ids, units, strict=True) if i not in done]
+    show = sys.stderr.isatty() if progress is None else progress
+    with (parts / DONE).open("a", encoding="utf-8") as manifest, _Progress(len(todo), show) as bar:
+        for uid, unit, table in _execute(todo, config, fetch, scheduler, workers, window):
+            name = f"part-{uid}.parquet"
+            output.write_part(table, parts / name)
+            entry = {"id": uid, "part": name, "input": unit.label, "rows": table.num_rows}
+            manifest.write(json.dumps(entry) + "\n")
+            manifest.flush()
+            bar.advance()
+    meta = output.metadata(config.paths, [a.name for a in config.agents])
+    part_files = [parts / f"part-{uid}.parquet" for uid in ids]
+    rows = output.merge(part_files, out, meta)
+    outcomes, errors = _tally(out)
+    return BatchSummary(
+        str(out), rows, len(todo), len(units) - len(todo), time.monotonic() - started, outcomes, errors
+    )
+
+
+def _tally(out: Path) -> tuple[dict[str, int], int]:
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
+
+    table = pq.read_table(out, columns=["outcome", "error"])
+    outcomes = Counter(str(v) if v is not None else "unknown" for v in table.column("outcome").to_pylist())
+    errors = table.num_rows - table.column("error").null_count
+    return dict(sorted(outcomes.items())), errors
+
+
+def _execute(
+    todo: list[tuple[str, InputUnit]],
+    config: BatchConfig,
+    fetch: FetchOptions | None,
+    scheduler: Any,
+    workers: int | None,
+    window: int | None,
+) -> Iterator[tuple[str, InputUnit, pa.Table]]:
+    """Yield (id, unit, table) as units finish, never more than `window` in flight."""
+    if not todo:
+        return
+    if scheduler in (None, "sync"):
+        for uid, unit in todo:
+            yield uid, unit, process_unit(unit, config, fetch)
+        return
+    import distributed  # noqa: PLC0415 - the batch extra
+
+    dask: Any = distributed  # distributed ships no type hints
+
+    owned: list[Any] = []
+    if isinstance(scheduler, dask.Client):
+        client = scheduler
+    elif scheduler == "local":
+        cluster = dask.LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        client = dask.Client(cluster)
+        owned = [client, cluster]
+    else:
+        client = dask.Client(str(scheduler))
+        owned = [client]
+    try:
+        slots = window or 2 * max(1, sum(client.nthreads().values()))
+        pending = iter(todo)
+        running: dict[Any, tuple[str, InputUnit]] = {}
+        futures = dask.as_completed()
+        for uid, unit in _take(pending, slots):
+            _submit(client, futures, running, uid, unit, config, fetch)
+        for future in futures:
+            uid, unit = running.pop(future)
+            table = future.result()
+            future.release()
+            for nxt_uid, nxt_unit in _take(pending, 1):
+                _submit(client, futures, running, nxt_uid, nxt_unit, config, fetch)
+            yield uid, unit, table
+    finally:
+        for thing in owned:
+            thing.close()
+
+
+def _take(items: Iterator[tuple[str, InputUnit]], count: int) -> list[tuple[str, InputUnit]]:
+    taken: list[tuple[str, InputUnit]] = []
+    for item in items:
+        taken.append(item)
+        if len(taken) >= count:
+            break
+    return taken
+
+
+def _submit(
+    client: Any,
+    futures: Any,
+    running: dict[Any, tuple[str, InputUnit]],
+    uid: str,
+    unit: InputUnit,
+    config: BatchConfig,
+    fetch: FetchOptions | None,
+) -> None:
+    # key=uid: Dask never confuses two units, and resubmitting a unit reuses its result.
+    future = client.submit(process_unit, unit, config, fetch, key=f"robotskit-batch-{uid}", pure=False)
+    running[future] = (uid, unit)
+    futures.add(future)
+
+
+class _Progress:
+    """A progress bar on a terminal (rich), nothing otherwise."""
+
+    def __init__(self, total: int, show: bool) -> None:
+        self._total, self._show = total, show
+        self._bar: Any = None
+        self._task: Any = None
+        self.advance: Callable[[], None] = lambda: None
+
+    def __enter__(self) -> _Progress:
+        if self._show and self._total:
+            from rich.progress import Progress  # noqa: PLC0415 - rich is a core dependency
+
+            self._bar = Progress(transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task("robots.txt units", total=self._total)
+            self.advance = lambda: self._bar.advance(self._task)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -1,0 +1,169 @@
+"""Batch over WARC files: rows equal the library's own verdicts, locally and on a Dask cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from tests.batch.conftest import PATHS, Capture, build_warc, corpus_files, corrupt_copy
+
+import robotskit
+from robotskit.batch import BatchConfig, load_agents
+from robotskit.batch.output import SCHEMA, sample_paths
+from robotskit.batch.runner import run_batch
+
+
+@pytest.fixture(scope="module")
+def config(agents_file: Path) -> BatchConfig:
+    return BatchConfig(agents=load_agents(agents_file), paths=PATHS)
+
+
+@pytest.fixture(scope="module")
+def local_rows(
+    tmp_path_factory: pytest.TempPathFactory, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> list[dict[str, Any]]:
+    out = tmp_path_factory.mktemp("local") / "results.parquet"
+    run_batch(warc_set[0], out, config, scheduler="sync")
+    return pq.read_table(out).to_pylist()
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str]:
+    return row["source"], row["url"]
+
+
+def test_one_row_per_capture_with_the_documented_schema(
+    tmp_path: Path, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> None:
+    """Every response record gives exactly one row, and the file carries the documented schema."""
+    out = tmp_path / "r.parquet"
+    summary = run_batch(warc_set[0], out, config, scheduler="sync")
+    table = pq.read_table(out)
+    assert table.schema.remove_metadata() == SCHEMA
+    assert sample_paths(table) == list(PATHS)
+    assert summary.rows == table.num_rows == len(warc_set[1])
+    assert sorted(_key(r) for r in table.to_pylist()) == sorted((c.source, c.url) for c in warc_set[1])
+
+
+def test_outcomes_follow_spec_section_6(
+    local_rows: list[dict[str, Any]], warc_set: tuple[list[Path], list[Capture]]
+) -> None:
+    """200 -> ok, 404 -> unavailable, 503/429/undecodable gzip -> unreachable, uncaptured redirect -> null."""
+    rows = {_key(r): r for r in local_rows}
+    for capture in warc_set[1]:
+        row = rows[(capture.source, capture.url)]
+        assert row["outcome"] == capture.expect, capture.url
+        assert row["status"] == capture.status
+        assert row["redirects"] == capture.redirects
+        if capture.expect == "unavailable":
+            assert all(a["root"] and a["verdict"] == "allowed" for a in row["agents"])
+        if capture.expect == "unreachable":
+            assert all(not a["root"] and not any(a["paths"]) for a in row["agents"])
+        if capture.expect is None:
+            assert row["agents"] == [] and "not in input" in row["reason"]
+
+
+def test_html_and_bad_bodies_are_flagged(local_rows: list[dict[str, Any]]) -> None:
+    """An HTML error page is marked html; a gzip body that does not decode names the error."""
+    by_host = {r["host"]: r for r in local_rows}
+    assert by_host["gone.example"]["html"] is True
+    assert "body" in by_host["badgz.example"]["error"]
+    assert any(r["html"] and r["outcome"] == "ok" for r in local_rows)  # corpus HTML served with 200
+
+
+def test_verdicts_equal_the_library_on_each_file(
+    local_rows: list[dict[str, Any]], warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> None:
+    """For every parsed capture, each agent's `/` and sample-path verdicts are robotskit.parse's own."""
+    rows = {_key(r): r for r in local_rows}
+    checked = 0
+    for capture in warc_set[1]:
+        if capture.expect != "ok":
+            continue
+        row = rows[(capture.source, capture.url)]
+        robots = robotskit.parse(capture.body)
+        assert row["groups"] == len(robots.groups)
+        assert row["rules"] == sum(len(g.rules) for g in robots.groups)
+        assert row["sitemaps"] == len(robots.sitemaps)
+        origin = (
+            "https://" + capture.url.split("/")[2]
+            if capture.redirects
+            else capture.url[: -len("/robots.txt")]
+        )
+        for spec, agent_row in zip(config.agents, row["agents"], strict=True):
+            agent = robotskit.Agent(spec.token, purposes=spec.purposes, aliases=spec.aliases)
+            assert agent_row["agent"] == spec.name
+            assert agent_row["root"] == robots.allowed(origin + "/", agent)
+            assert agent_row["paths"] == [robots.allowed(origin + p, agent) for p in PATHS]
+            assert agent_row["crawl_delay"] == robots.crawl_delay(agent)
+            if not agent_row["root"]:
+                assert agent_row["verdict"] in ("disallowed", "partial")
+        checked += 1
+    assert checked > 60
+
+
+def test_gzip_and_redirected_bodies_are_judged_decoded(
+    local_rows: list[dict[str, Any]], warc_set: tuple[list[Path], list[Capture]]
+) -> None:
+    """A gzip-encoded body is decoded before judging; a redirect chain is judged by its final body."""
+    rows = {_key(r): r for r in local_rows}
+    chained = [c for c in warc_set[1] if len(c.redirects) == 2]
+    assert chained
+    for capture in chained:
+        row = rows[(capture.source, capture.url)]
+        final = rows[(capture.source, capture.redirects[-1])]
+        assert row["final_status"] == 200 and row["size"] == len(capture.body)
+        assert row["agents"] == final["agents"]
+
+
+def test_dask_cluster_gives_identical_results(
+    tmp_path: Path,
+    warc_set: tuple[list[Path], list[Capture]],
+    config: BatchConfig,
+    local_rows: list[dict[str, Any]],
+) -> None:
+    """A 2-worker LocalCluster (processes) writes exactly the rows the in-process run writes."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        out = tmp_path / "cluster.parquet"
+        summary = run_batch(warc_set[0], out, config, scheduler=client)
+    assert summary.units == len(warc_set[0])
+    assert pq.read_table(out).to_pylist() == local_rows
+
+
+def test_corrupt_record_is_a_row_and_reading_goes_on(tmp_path: Path, config: BatchConfig) -> None:
+    """A damaged gzip member yields one error row; the records after it are still read."""
+    clean = tmp_path / "clean.warc.gz"
+    expected = build_warc(clean, corpus_files(8, start=200))
+    broken = tmp_path / "broken.warc.gz"
+    corrupt_copy(clean, broken, at_record=2)
+    out = tmp_path / "r.parquet"
+    run_batch([broken], out, config, scheduler="sync")
+    rows = pq.read_table(out).to_pylist()
+    errors = [r for r in rows if r["error"] and r["outcome"] is None]
+    assert len(errors) == 1 and "corrupt record" in errors[0]["error"]
+    urls = {r["url"] for r in rows}
+    assert expected[-1].url in urls and expected[0].url in urls
+    assert len(rows) >= len(expected) - 1
+
+
+def test_rerun_skips_done_inputs_and_adds_new_ones(
+    tmp_path: Path, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> None:
+    """A rerun runs nothing already done; a new input alone is processed; the result is the union."""
+    out = tmp_path / "r.parquet"
+    first = run_batch(warc_set[0][:2], out, config, scheduler="sync")
+    assert (first.units, first.skipped) == (2, 0)
+    again = run_batch(warc_set[0][:2], out, config, scheduler="sync")
+    assert (again.units, again.skipped, again.rows) == (0, 2, first.rows)
+    more = run_batch(warc_set[0], out, config, scheduler="sync")
+    assert (more.units, more.skipped) == (1, 2)
+    assert more.rows == len(warc_set[1])
+    changed = BatchConfig(agents=config.agents[:2], paths=config.paths)
+    assert run_batch(warc_set[0][:1], out, changed, scheduler="sync").units == 1  # new config: redone

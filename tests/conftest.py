@@ -1,0 +1,34 @@
+"""Shared test fixtures: where ../shared lives, and its data loaded once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = (REPO / ".." / "shared").resolve()
+CONFORMANCE = SHARED / "conformance"
+CORPUS = SHARED / "corpus"
+
+
+def require_shared() -> Path:
+    """Skip the calling test cleanly when ../shared is not beside the checkout."""
+    if not SHARED.is_dir():
+        pytest.skip(f"shared test data not found at {SHARED}")
+    return SHARED
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    return require_shared()

@@ -1,0 +1,124 @@
+"""The speed tricks equal their slow references: tokenizer, URL paths, rule index, checkers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robotskit
+from robotskit._lexer import cap_line, lex_line, prepare, rows, split_lines
+from robotskit._model import LineKind, Rule, RuleKind
+from robotskit._pattern import RuleSet, pattern_matches
+from robotskit._url import google_match_path, path_params_query, rfc_match_path, rfc_normalise_path
+from tests.conftest import CORPUS, require_shared
+
+
+def _rows_line_by_line(text: str) -> list[tuple[str, str, str]]:
+    """The reference: lex_line on every physical line, as Google reads them."""
+    found = []
+    for physical in text.split("\n"):
+        content = cap_line(physical)[0]
+        lexed = lex_line(content)
+        if lexed is None:
+            found.append(("", "", ""))
+        elif lexed[0] is LineKind.INVALID or lexed[7]:
+            found.append(("", "", content.partition("#")[0].strip(" \t\n\v\f\r")))
+        else:
+            found.append((lexed[1], lexed[2], ""))
+    return found
+
+
+def _normalised_text(data: bytes) -> str:
+    body, _, _ = prepare(data)
+    return "\n".join(split_lines(body.decode("latin-1")))
+
+
+def test_tokenizer_equals_line_by_line_on_corpus() -> None:
+    """The whole-text regex tokenizer gives the per-line lexer's rows on every corpus file."""
+    require_shared()
+    files = sorted((CORPUS / "files").glob("*.txt"))
+    assert len(files) > 5000
+    mismatched = [path.name for path in files if rows(text := _normalised_text(path.read_bytes())) !=
+                  _rows_line_by_line(text)]
+    assert mismatched == []
+
+
+_LINE_PIECES = st.sampled_from(
+    ["User-agent", "Disallow", "allow", "user agent", " ", "\t", ":", "#", "\n", "/", "*", "$", "a", "x y", "é", "\x0b",
+     "\x00", "::", "# c\n"]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_LINE_PIECES, max_size=20).map("".join))
+def test_tokenizer_equals_line_by_line_on_random_text(text: str) -> None:
+    """Property: the fast tokenizer and the per-line lexer agree on any text."""
+    assert rows(text) == _rows_line_by_line(text)
+
+
+_URL_PIECES = st.sampled_from(["/", "?", ";", "#", ":", "//", "://", "%", "%2f", "*", "$", "a", "é", " ", "<", "http"])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_URL_PIECES, max_size=12).map("".join), st.sampled_from(["", "http://h", "https://h:1", "gemini://g"]))
+def test_url_fast_paths_equal_reference(tail: str, head: str) -> None:
+    """Property: the one-regex URL paths equal Google's GetPathParamsQuery (+ rfc normalisation)."""
+    url = head + tail
+    assert google_match_path(url) == path_params_query(url)
+    assert rfc_match_path(url) == rfc_normalise_path(path_params_query(url))
+
+
+_PATTERN = st.lists(st.sampled_from(["/", "a", "b", "*", "$", "ab"]), min_size=1, max_size=6).map(lambda p: "/" + "".join(p))
+_PATH = st.lists(st.sampled_from(["/", "a", "b", "$"]), max_size=10).map(lambda p: "/" + "".join(p))
+
+
+def _reference_best(rules: list[Rule], path: str) -> bool:
+    """Slow reference: scan every rule; longest pattern wins; allow wins ties (SPEC 3)."""
+    best: tuple[int, bool] | None = None
+    for rule in rules:
+        if rule.pattern and pattern_matches(rule.pattern, path):
+            key = (len(rule.pattern), rule.kind is RuleKind.ALLOW)
+            best = key if best is None or key > best else best
+    return best is None or best[1]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
+def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
+    """Property: the bucketed RuleSet decides as a scan of every rule does."""
+    rules = [Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p) for i, (p, allow) in enumerate(patterns)]
+    index = RuleSet(rules)
+    for path in paths:
+        best = index.best(path)
+        assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=8), _PATH)
+def test_checker_equals_decide(patterns: list[tuple[str, bool]], path: str) -> None:
+    """Property: the compiled fast check (`allowed`) equals `decide` in every profile."""
+    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    for profile in ("rfc9309", "google", "gemini"):
+        robots = robotskit.parse(body, profile)
+        assert robots.allowed(path, "Bot") is robots.decide(path, "Bot").allowed
+
+
+def test_public_api_sorted_and_complete() -> None:
+    """The public API is flat, explicit and sorted (STYLE.md)."""
+    names = robotskit.__all__
+    assert len(names) == len(set(names))
+    for name in names:
+        assert hasattr(robotskit, name), name
+
+
+def test_core_imports_no_third_party() -> None:
+    """`import robotskit` and a parse + check load no third-party package (httpx, rich, redis)."""
+    code = (
+        "import sys, robotskit; r = robotskit.parse(b'User-agent: *\\nDisallow: /x\\n'); r.allowed('/x', 'a');"
+        "print(sorted(m for m in ('httpx', 'rich', 'redis', 'h11', 'anyio') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
