@@ -13,6 +13,7 @@ Google's C++ library (both bindings) has no parsed object: every call parses the
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -59,6 +60,8 @@ def _version(dist: str) -> str:
 
 
 def _robotskit(profile: str | None) -> Impl:
+    if importlib.util.find_spec("robotskit") is None:  # outside .venv-bench: measure the working tree
+        sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "src"))
     import robotskit
 
     parse_fn = robotskit.parse
@@ -77,7 +80,14 @@ def _robotskit(profile: str | None) -> Impl:
 
     parse(b"User-agent: *\nDisallow: /x\n").allowed("http://e.com/x", "bot")  # fail early if unusable
     name = "robotskit" if profile is None else f"robotskit[{profile}]"
-    return Impl(name, "python", parse, check, _version("robotskit"), bind=lambda r: r.allowed)
+    return Impl(
+        name,
+        "python",
+        parse,
+        check,
+        str(getattr(robotskit, "__version__", _version("robotskit"))),
+        bind=lambda r: r.allowed,
+    )
 
 
 def _protego() -> Impl:

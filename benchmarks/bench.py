@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         "Google C++ bindings re-parse the file on every check",
     ]
     missing = [f"{i.name}: {i.missing}" for i in impls if not i.available]
+    if missing and Path(sys.prefix).name != ".venv-bench":
+        missing.append("(bash benchmarks/run.sh installs every peer into .venv-bench and runs there)")
     errors = [f"{n}: {c} checks raised (URLs dropped for all)" for n, c in prep.errors.items() if c]
     text = _report.render(table, [i.name for i in impls], crosscheck)
     print("\n".join([*head, "", text, "", *missing, *errors]).rstrip())

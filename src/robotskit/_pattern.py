@@ -138,17 +138,8 @@ class _Bucket:
         self.exact = exact
         self.wildcards = tuple(wildcards)
 
-    def best(self, path: str, best: Rule | None) -> Rule | None:
-        """The best rule of this bucket for `path` if it outranks `best`, else `best`."""
-        path_length = len(path)
-        prefixes = self.prefixes
-        for length in self.lengths:  # longest first: the first hit is the best prefix here
-            if length <= path_length:
-                rule = prefixes[length].get(path[:length])
-                if rule is not None:
-                    if _outranks(rule, best):
-                        best = rule
-                    break
+    def best_beyond_prefix(self, path: str, best: Rule | None) -> Rule | None:
+        """Given the best prefix match, the bucket's exact or wildcard rule that outranks it, if any."""
         if self.exact:
             rule = self.exact.get(path)
             if rule is not None and _outranks(rule, best):
@@ -195,7 +186,18 @@ class RuleSet:
     def best(self, path: str) -> Rule | None:
         """The deciding rule for `path`, or None when no rule matches."""
         bucket = self._buckets.get(path[1:2])
-        best = bucket.best(path, None) if bucket is not None else None
+        best = None
+        if bucket is not None:
+            # The common case inlined: the longest plain prefix in the path's bucket.
+            path_length = len(path)
+            prefixes = bucket.prefixes
+            for length in bucket.lengths:
+                if length <= path_length:
+                    best = prefixes[length].get(path[:length])
+                    if best is not None:
+                        break
+            if bucket.exact or bucket.wildcards:
+                best = bucket.best_beyond_prefix(path, best)
         for rule, test in self._anywhere:
             if best is not None and not _outranks(rule, best):
                 break

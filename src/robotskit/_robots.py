@@ -30,12 +30,27 @@ if TYPE_CHECKING:
 AgentLike = str | Agent | None
 _MAX_CHECKERS = 1024
 _RFC = PROFILES[RFC9309]
+_NO_AGENT = object()
+
+
+def _never_called(url: str) -> bool:  # pragma: no cover - guarded by _NO_AGENT
+    raise AssertionError("no checker cached yet")
 
 
 class RobotsTxt:
     """A parsed robots.txt. Build it with `robotskit.parse`; never raises on content."""
 
-    __slots__ = ("_body", "_checkers", "_lines", "_max_bytes", "_parsed", "_profile", "_robots_url", "_views")
+    __slots__ = (
+        "_body",
+        "_checkers",
+        "_last",
+        "_lines",
+        "_max_bytes",
+        "_parsed",
+        "_profile",
+        "_robots_url",
+        "_views",
+    )
 
     def __init__(
         self,
@@ -57,6 +72,9 @@ class RobotsTxt:
         self._views: dict[str, View] = {}
         # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
         self._checkers: dict[tuple[str, AgentLike], Checker] = {}
+        # The last (agent, check) asked for under the parse profile (or rfc9309 when chosen by
+        # scheme): a crawler asks with the same agent object again and again.
+        self._last: tuple[object, Checker] = (_NO_AGENT, _never_called)
         self._lines: tuple[Line, ...] | None = None
 
     # -- decisions ---------------------------------------------------------------------------
@@ -72,10 +90,22 @@ class RobotsTxt:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
         profile = self._profile
         if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
-            profile = _RFC if url[:1] not in "gG" else profile_for_url(url)
+            if url[:1] in "gG":
+                profile = profile_for_url(url)
+            else:
+                last = self._last  # one tuple, read atomically: safe under threads
+                if agent is last[0]:
+                    return last[1](url)  # the same caller asking again: the common case
+                profile = _RFC
+        else:
+            last = self._last
+            if agent is last[0]:
+                return last[1](url)
         check = self._checkers.get((profile.name, agent))
         if check is None:
             check = self._checker(url, agent)
+        if profile is self._profile or profile is _RFC:
+            self._last = (agent, check)
         return check(url)
 
     def _checker(self, url: str, agent: AgentLike) -> Checker:

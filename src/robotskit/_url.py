@@ -37,7 +37,14 @@ _SCHEME_AUTHORITY = r"(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*|(?=/(?!/)))"
 FAST_GOOGLE_PATH = re.compile(_SCHEME_AUTHORITY + r"([/?;][^#]*)?")
 # For rfc9309 the path must also need no normalisation; otherwise the match fails and the
 # caller takes the slow path.
-FAST_RFC_PATH = re.compile(_SCHEME_AUTHORITY + r'([/?;][^\x00-\x20\x7f-\U0010ffff%*$"<>\\^`{|}#]*)?(?:#|\Z)')
+# An escape the normalisation leaves alone: upper-case hex of a byte that is not unreserved.
+_KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|[46]0|5[B-E]|7[B-DF]|[89A-F][0-9A-F])"
+FAST_RFC_PATH = re.compile(
+    # Possessive quantifiers: the path either is clean to its end or the match fails at once
+    # (a nested `(?:[..]+|..)*` would backtrack exponentially on a hostile URL).
+    # The class is printable ASCII less `"#$%*<>\\^`{|}` (and space), spelled as ranges.
+    _SCHEME_AUTHORITY + r"([/?;](?:[!&-)+-;=?-\[\]_a-z~]++|" + _KEPT_ESCAPE + r")*+)?(?:#|\Z)"
+)
 
 
 def google_match_path(url: str) -> str:
@@ -55,7 +62,7 @@ def rfc_match_path(url: str) -> str:
     """The normalised path rfc9309 matches for `url`: extraction plus normalisation, fast path first."""
     match = FAST_RFC_PATH.match(url)
     if match is None:
-        return rfc_normalise_path(path_params_query(url))
+        return rfc_normalise_path(google_match_path(url))
     path = match.group(1)
     if path is None:
         return "/"
@@ -116,6 +123,21 @@ def google_escape_pattern(value: str) -> str:
     return "".join(out)
 
 
+_PERCENT_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# Characters that are always percent-encoded: bytes >= 0x80 (as latin-1 characters), controls,
+# space, DEL and the characters RFC 3986 never allows raw. Paths also escape '*' and '$'.
+_ALWAYS_ENCODED = {code: _PCT_ESCAPES[code] for code in (*range(0x21), 0x7F, *range(0x80, 0x100))}
+_ALWAYS_ENCODED.update({ord(char): _PCT_ESCAPES[ord(char)] for char in _NEVER_RAW})
+_PATH_TABLE = {**_ALWAYS_ENCODED, ord("*"): "%2A", ord("$"): "%24"}
+_PATTERN_TABLE = {**_ALWAYS_ENCODED, ord("$"): "%24"}
+
+
+def _unescape_unreserved(match: re.Match[str]) -> str:
+    """`%7e` -> `~` (unreserved characters are equal to their escapes), else upper-case hex."""
+    decoded = chr(int(match.group(1), 16))
+    return decoded if decoded in _UNRESERVED else "%" + match.group(1).upper()
+
+
 def _rfc_normalise(text: str, *, escape_specials: bool, raw_bytes: bool) -> str:
     """The rfc9309 normalisation of SPEC.md 1, shared by paths and patterns.
 
@@ -124,32 +146,15 @@ def _rfc_normalise(text: str, *, escape_specials: bool, raw_bytes: bool) -> str:
     `escape_specials`: encode '*' and '$' (paths); in patterns '*' is a wildcard and only a
     final '$' is an anchor, so a '$' elsewhere is escaped to stay literal.
     """
-    out: list[str] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        char = text[i]
-        if char == "%" and i + 2 < n and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            decoded = chr(int(text[i + 1 : i + 3], 16))
-            out.append(decoded if decoded in _UNRESERVED else "%" + text[i + 1 : i + 3].upper())
-            i += 3
-            continue
-        code = ord(char)
-        if code >= 0x80:
-            if raw_bytes or code > 0x10FFFF:
-                out.append(_PCT_ESCAPES[code & 0xFF])
-            else:
-                out.extend(_PCT_ESCAPES[b] for b in char.encode("utf-8", "surrogatepass"))
-        elif code <= 0x20 or code == 0x7F or char in _NEVER_RAW:
-            out.append(_PCT_ESCAPES[code])
-        elif char == "*":
-            out.append("%2A" if escape_specials else "*")
-        elif char == "$":
-            out.append("%24" if escape_specials or i != n - 1 else "$")
-        else:
-            out.append(char)
-        i += 1
-    return "".join(out)
+    if not raw_bytes and not text.isascii():
+        text = text.encode("utf-8", "surrogatepass").decode("latin-1")
+    if "%" in text:
+        text = _PERCENT_ESCAPE.sub(_unescape_unreserved, text)
+    if escape_specials:
+        return text.translate(_PATH_TABLE)
+    if text.endswith("$"):
+        return text[:-1].translate(_PATTERN_TABLE) + "$"
+    return text.translate(_PATTERN_TABLE)
 
 
 def rfc_normalise_path(path: str) -> str:

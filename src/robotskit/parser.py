@@ -270,7 +270,13 @@ class _Lines:
 
 
 def _report_leniency(
-    number: int, kind: LineKind, key: str, typo: bool, missing_colon: bool, lines: _Lines, out: list[Diagnostic]
+    number: int,
+    kind: LineKind,
+    key: str,
+    typo: bool,
+    missing_colon: bool,
+    lines: _Lines,
+    out: list[Diagnostic],
 ) -> None:
     """Google's accepted mistakes, reported (SPEC 2). Rare, so the column is found from the text here."""
     physical = lines[number]

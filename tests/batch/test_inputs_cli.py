@@ -12,13 +12,13 @@ from typing import ClassVar
 
 import pyarrow.parquet as pq
 import pytest
-from tests.batch.conftest import CORPUS, PATHS, build_warc, corpus_files
 
 import robotskit
 from robotskit.batch import BatchConfig, load_agents
 from robotskit.batch.agentlist import default_agents, parse_agents
 from robotskit.batch.cli import main
 from robotskit.batch.runner import run_batch
+from tests.batch.conftest import CORPUS, PATHS, build_warc, corpus_files
 
 
 def test_directory_with_manifest_judges_gemini_files_with_the_gemini_profile(

@@ -7,12 +7,12 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from tests.batch.conftest import PATHS, Capture, build_warc, corpus_files, corrupt_copy
 
 import robotskit
 from robotskit.batch import BatchConfig, load_agents
 from robotskit.batch.output import SCHEMA, sample_paths
 from robotskit.batch.runner import run_batch
+from tests.batch.conftest import PATHS, Capture, build_warc, corpus_files, corrupt_copy
 
 
 @pytest.fixture(scope="module")

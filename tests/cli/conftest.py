@@ -92,7 +92,7 @@ def server() -> Iterator[Server]:
     hits: ClassVar[list[str]] = []
     handler = type("Handler", (_Handler,), {"routes": routes, "hits": hits})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield Server(f"http://127.0.0.1:{httpd.server_address[1]}", routes, hits)

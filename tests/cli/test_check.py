@@ -143,3 +143,19 @@ def test_readme_first_command(run: Run) -> None:
     assert result.code == 1
     assert result.out.splitlines()[0].startswith("disallowed")
     assert result.out.splitlines()[1].startswith("allowed")
+
+
+def test_shipped_url_list(run: Run) -> None:
+    """examples/urls.txt against examples/robots.txt: `$` anchors the PDF rule, the query escapes it."""
+    urls = str(EXAMPLE.parent / "urls.txt")
+    doc = json.loads(run("check", str(EXAMPLE), "--urls", urls, "--agent", "MyBot", "--json").out)
+    verdicts = {r["url"].removeprefix("https://www.example.com"): r["allowed"] for r in doc["results"]}
+    assert verdicts == {
+        "/": True,
+        "/private/report.pdf": False,
+        "/private/press/launch.html": True,
+        "/docs/manual.pdf": False,
+        "/docs/manual.pdf?download=1": True,
+        "/search?q=robots": False,
+        "/drafts/next-post.html": True,
+    }

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from .conftest import EXAMPLE, Run
 
@@ -61,3 +64,10 @@ def test_profile_option(run: Run, robots_file: Callable[[str], Path]) -> None:
     path = str(robots_file("User-agent: *\nCrawl-delay: 3\nDisallow: /x\n"))
     assert "RK202" not in run("lint", path).out
     assert "RK202" in run("lint", path, "--profile", "google").out
+
+
+def test_stdin(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lint -` reads standard input and names it `-` in the report."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"User-agent: *\nDisallow /x\n")))
+    result = run("lint", "-")
+    assert result.code == 1 and result.out.startswith("-:2:1: warning RK110")

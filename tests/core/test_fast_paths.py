@@ -41,14 +41,36 @@ def test_tokenizer_equals_line_by_line_on_corpus() -> None:
     require_shared()
     files = sorted((CORPUS / "files").glob("*.txt"))
     assert len(files) > 5000
-    mismatched = [path.name for path in files if rows(text := _normalised_text(path.read_bytes())) !=
-                  _rows_line_by_line(text)]
+    mismatched = [
+        path.name
+        for path in files
+        if rows(text := _normalised_text(path.read_bytes())) != _rows_line_by_line(text)
+    ]
     assert mismatched == []
 
 
 _LINE_PIECES = st.sampled_from(
-    ["User-agent", "Disallow", "allow", "user agent", " ", "\t", ":", "#", "\n", "/", "*", "$", "a", "x y", "é", "\x0b",
-     "\x00", "::", "# c\n"]
+    [
+        "User-agent",
+        "Disallow",
+        "allow",
+        "user agent",
+        " ",
+        "\t",
+        ":",
+        "#",
+        "\n",
+        "/",
+        "*",
+        "$",
+        "a",
+        "x y",
+        "é",
+        "\x0b",
+        "\x00",
+        "::",
+        "# c\n",
+    ]
 )
 
 
@@ -59,11 +81,16 @@ def test_tokenizer_equals_line_by_line_on_random_text(text: str) -> None:
     assert rows(text) == _rows_line_by_line(text)
 
 
-_URL_PIECES = st.sampled_from(["/", "?", ";", "#", ":", "//", "://", "%", "%2f", "*", "$", "a", "é", " ", "<", "http"])
+_URL_PIECES = st.sampled_from(
+    ["/", "?", ";", "#", ":", "//", "://", "%", "%2f", "*", "$", "a", "é", " ", "<", "http"]
+)
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.lists(_URL_PIECES, max_size=12).map("".join), st.sampled_from(["", "http://h", "https://h:1", "gemini://g"]))
+@given(
+    st.lists(_URL_PIECES, max_size=12).map("".join),
+    st.sampled_from(["", "http://h", "https://h:1", "gemini://g"]),
+)
 def test_url_fast_paths_equal_reference(tail: str, head: str) -> None:
     """Property: the one-regex URL paths equal Google's GetPathParamsQuery (+ rfc normalisation)."""
     url = head + tail
@@ -71,7 +98,9 @@ def test_url_fast_paths_equal_reference(tail: str, head: str) -> None:
     assert rfc_match_path(url) == rfc_normalise_path(path_params_query(url))
 
 
-_PATTERN = st.lists(st.sampled_from(["/", "a", "b", "*", "$", "ab"]), min_size=1, max_size=6).map(lambda p: "/" + "".join(p))
+_PATTERN = st.lists(st.sampled_from(["/", "a", "b", "*", "$", "ab"]), min_size=1, max_size=6).map(
+    lambda p: "/" + "".join(p)
+)
 _PATH = st.lists(st.sampled_from(["/", "a", "b", "$"]), max_size=10).map(lambda p: "/" + "".join(p))
 
 
@@ -89,7 +118,10 @@ def _reference_best(rules: list[Rule], path: str) -> bool:
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
 def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
     """Property: the bucketed RuleSet decides as a scan of every rule does."""
-    rules = [Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p) for i, (p, allow) in enumerate(patterns)]
+    rules = [
+        Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
+        for i, (p, allow) in enumerate(patterns)
+    ]
     index = RuleSet(rules)
     for path in paths:
         best = index.best(path)
@@ -122,3 +154,70 @@ def test_core_imports_no_third_party() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+_HEX = "0123456789ABCDEFabcdef"
+_UNRESERVED_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _reference_normalise(text: str, *, escape_specials: bool, raw_bytes: bool) -> str:
+    """Slow reference of SPEC 1's rfc9309 normalisation, one character at a time."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "%" and i + 2 < n and text[i + 1] in _HEX and text[i + 2] in _HEX:
+            decoded = chr(int(text[i + 1 : i + 3], 16))
+            out.append(decoded if decoded in _UNRESERVED_CHARS else "%" + text[i + 1 : i + 3].upper())
+            i += 3
+            continue
+        code = ord(char)
+        if code >= 0x80:
+            octets = bytes([code]) if raw_bytes else char.encode("utf-8", "surrogatepass")
+            out.extend(f"%{b:02X}" for b in octets)
+        elif code <= 0x20 or code == 0x7F or char in '"<>\\^`{|}':
+            out.append(f"%{code:02X}")
+        elif char == "*":
+            out.append("%2A" if escape_specials else "*")
+        elif char == "$":
+            out.append("%24" if escape_specials or i != n - 1 else "$")
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+_NORM_PIECES = st.sampled_from(
+    [
+        "%",
+        "%2f",
+        "%7e",
+        "%41",
+        "%zz",
+        "%C3%A9",
+        "*",
+        "$",
+        "/",
+        "a",
+        "é",
+        "\u2603",
+        " ",
+        "<",
+        "\x01",
+        "~",
+        "%2",
+        "\udc80",
+        "\U0001d11e",
+    ]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_NORM_PIECES, max_size=10).map("".join))
+def test_rfc_normalisation_equals_reference(text: str) -> None:
+    """Property: the table-driven rfc9309 normalisation equals the one-character-at-a-time reference."""
+    from robotskit._url import rfc_normalise_path, rfc_normalise_pattern
+
+    assert rfc_normalise_path(text) == _reference_normalise(text, escape_specials=True, raw_bytes=False)
+    raw = text.encode("utf-8", "surrogatepass").decode("latin-1")
+    assert rfc_normalise_pattern(raw) == _reference_normalise(raw, escape_specials=False, raw_bytes=True)

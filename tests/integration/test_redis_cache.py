@@ -25,7 +25,7 @@ redis = pytest.importorskip("redis", reason="the redis extra (redis-py) is not i
 def _redis_server_binary() -> str | None:
     """The PyPI package `redis-server` ships a binary; else Debian's `redis-server` on PATH."""
     try:
-        import redis_server  # type: ignore[import-not-found]  # noqa: PLC0415
+        import redis_server  # type: ignore[import-not-found]
     except ImportError:
         pass
     else:

@@ -126,7 +126,7 @@ def test_parse_max_age_first_valid_directive() -> None:
 
 def test_policy_reads_only_the_injected_clock(drive: Drive, monkeypatch: pytest.MonkeyPatch) -> None:
     """STYLE.md sans-IO: the policy never calls time.time(); every time comes from the clock."""
-    import time  # noqa: PLC0415
+    import time
 
     def forbidden() -> float:
         raise AssertionError("policy called time.time()")
