@@ -111,6 +111,33 @@ def wildcard_test(pattern: str) -> Test:
     return test
 
 
+# A wildcard rule ready to test: the rule, its test, and the characters any match must contain.
+Wildcard = tuple[Rule, Test, frozenset[str]]
+# On paths at least this long, and with at least this many wildcard rules, a check first takes
+# the set of the path's characters: a rule needing a character the path lacks is skipped for
+# the price of a subset test, which keeps thousands of hostile `/*a*<i>*b` rules cheap.
+LONG_PATH = 256
+MANY_WILDCARDS = 16
+
+
+def _wildcard(rule: Rule) -> Wildcard:
+    segments, _ = split_pattern(rule.pattern)
+    test = wildcard_test(rule.pattern) if len(segments) > 1 else _always
+    return rule, test, frozenset("".join(segments))
+
+
+def _best_wildcard(
+    entries: tuple[Wildcard, ...], path: str, best: Rule | None, chars: frozenset[str] | None
+) -> Rule | None:
+    """The first entry (they are in priority order) that matches and outranks `best`, else `best`."""
+    for rule, test, required in entries:
+        if best is not None and not _outranks(rule, best):
+            break  # sorted by priority: nothing left can outrank the best match
+        if (chars is None or required <= chars) and test(path):
+            return rule
+    return best
+
+
 class _Bucket:
     """The rules whose pattern starts with `/c` for one character c (or every other rule)."""
 
@@ -119,12 +146,12 @@ class _Bucket:
     def __init__(self, rules: Sequence[Rule]) -> None:
         prefixes: dict[int, dict[str, Rule]] = {}
         exact: dict[str, Rule] = {}
-        wildcards: list[tuple[Rule, Test]] = []
+        wildcards: list[Wildcard] = []
         for rule in rules:
             pattern = rule.pattern
             segments, anchored = split_pattern(pattern)
             if len(segments) > 1:
-                wildcards.append((rule, wildcard_test(pattern)))
+                wildcards.append(_wildcard(rule))
             elif anchored:
                 if _outranks(rule, exact.get(segments[0])):
                     exact[segments[0]] = rule
@@ -138,18 +165,13 @@ class _Bucket:
         self.exact = exact
         self.wildcards = tuple(wildcards)
 
-    def best_beyond_prefix(self, path: str, best: Rule | None) -> Rule | None:
+    def best_beyond_prefix(self, path: str, best: Rule | None, chars: frozenset[str] | None) -> Rule | None:
         """Given the best prefix match, the bucket's exact or wildcard rule that outranks it, if any."""
         if self.exact:
             rule = self.exact.get(path)
             if rule is not None and _outranks(rule, best):
                 best = rule
-        for rule, test in self.wildcards:
-            if best is not None and not _outranks(rule, best):
-                break  # sorted by priority: nothing left can outrank the best match
-            if test(path):
-                return rule
-        return best
+        return _best_wildcard(self.wildcards, path, best, chars) if self.wildcards else best
 
 
 class RuleSet:
@@ -162,7 +184,7 @@ class RuleSet:
     Immutable after construction; safe to share between threads.
     """
 
-    __slots__ = ("_anywhere", "_buckets", "rules")
+    __slots__ = ("_anywhere", "_buckets", "_many_wildcards", "rules")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         # SPEC 2: an empty pattern is no rule. Paths always start with '/', so a pattern starting
@@ -179,14 +201,15 @@ class RuleSet:
                 by_key.setdefault(key, []).append(rule)
         self._buckets = {key: _Bucket(bucket) for key, bucket in by_key.items()}
         anywhere.sort(key=_priority)
-        self._anywhere = tuple(
-            (rule, wildcard_test(rule.pattern) if "*" in rule.pattern else _always) for rule in anywhere
-        )
+        self._anywhere = tuple(_wildcard(rule) for rule in anywhere)
+        wildcard_count = len(self._anywhere) + sum(len(bucket.wildcards) for bucket in self._buckets.values())
+        self._many_wildcards = wildcard_count >= MANY_WILDCARDS
 
     def best(self, path: str) -> Rule | None:
         """The deciding rule for `path`, or None when no rule matches."""
         bucket = self._buckets.get(path[1:2])
         best = None
+        chars = frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None
         if bucket is not None:
             # The common case inlined: the longest plain prefix in the path's bucket.
             path_length = len(path)
@@ -197,13 +220,8 @@ class RuleSet:
                     if best is not None:
                         break
             if bucket.exact or bucket.wildcards:
-                best = bucket.best_beyond_prefix(path, best)
-        for rule, test in self._anywhere:
-            if best is not None and not _outranks(rule, best):
-                break
-            if test(path):
-                return rule
-        return best
+                best = bucket.best_beyond_prefix(path, best, chars)
+        return _best_wildcard(self._anywhere, path, best, chars) if self._anywhere else best
 
     def matching(self, path: str) -> list[Rule]:
         """Every rule that matches `path`, deciding one first (for explain; scans all rules)."""

@@ -221,3 +221,19 @@ def test_rfc_normalisation_equals_reference(text: str) -> None:
     assert rfc_normalise_path(text) == _reference_normalise(text, escape_specials=True, raw_bytes=False)
     raw = text.encode("utf-8", "surrogatepass").decode("latin-1")
     assert rfc_normalise_pattern(raw) == _reference_normalise(raw, escape_specials=False, raw_bytes=True)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
+def test_rule_index_with_character_filter_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
+    """Property: the long-path character prefilter never changes a verdict (forced on for short paths)."""
+    from unittest import mock
+
+    from robotskit import _pattern
+
+    rules = [Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p) for i, (p, allow) in enumerate(patterns)]
+    with mock.patch.object(_pattern, "LONG_PATH", 0), mock.patch.object(_pattern, "MANY_WILDCARDS", 0):
+        index = RuleSet(rules)
+        for path in paths:
+            best = index.best(path)
+            assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
