@@ -118,10 +118,13 @@ Wildcard = tuple[Rule, Test, frozenset[str]]
 # the price of a subset test, which keeps thousands of hostile `/*a*<i>*b` rules cheap.
 LONG_PATH = 256
 MANY_WILDCARDS = 16
+# Below this many rules a rule set is one bucket (see RuleSet).
+SMALL_RULE_SET = 32
+# Checks answered by a plain scan before the index is built.
+INDEX_AFTER = 4
 
 
-def _wildcard(rule: Rule) -> Wildcard:
-    segments, _ = split_pattern(rule.pattern)
+def _wildcard(rule: Rule, segments: tuple[str, ...]) -> Wildcard:
     test = wildcard_test(rule.pattern) if len(segments) > 1 else _always
     return rule, test, frozenset("".join(segments))
 
@@ -143,22 +146,20 @@ class _Bucket:
 
     __slots__ = ("exact", "lengths", "prefixes", "wildcards")
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[tuple[Rule, tuple[str, ...], bool]]) -> None:
         prefixes: dict[int, dict[str, Rule]] = {}
         exact: dict[str, Rule] = {}
         wildcards: list[Wildcard] = []
-        for rule in rules:
-            pattern = rule.pattern
-            segments, anchored = split_pattern(pattern)
+        for rule, segments, anchored in rules:
             if len(segments) > 1:
-                wildcards.append(_wildcard(rule))
+                wildcards.append(_wildcard(rule, segments))
             elif anchored:
                 if _outranks(rule, exact.get(segments[0])):
                     exact[segments[0]] = rule
             else:
-                bucket = prefixes.setdefault(len(pattern), {})
-                if _outranks(rule, bucket.get(pattern)):
-                    bucket[pattern] = rule
+                bucket = prefixes.setdefault(len(rule.pattern), {})
+                if _outranks(rule, bucket.get(rule.pattern)):
+                    bucket[rule.pattern] = rule
         wildcards.sort(key=lambda item: _priority(item[0]))
         self.prefixes = prefixes
         self.lengths = tuple(sorted(prefixes, reverse=True))
@@ -184,30 +185,70 @@ class RuleSet:
     Immutable after construction; safe to share between threads.
     """
 
-    __slots__ = ("_anywhere", "_buckets", "_many_wildcards", "rules")
+    __slots__ = ("_anywhere", "_buckets", "_calls", "_many_wildcards", "_only", "rules")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         # SPEC 2: an empty pattern is no rule. Paths always start with '/', so a pattern starting
         # with anything but '/' or '*' can never match (Google keeps them and never matches them).
         kept = [rule for rule in rules if rule.pattern[:1] in ("/", "*")]
         self.rules: tuple[Rule, ...] = tuple(kept)
-        by_key: dict[str, list[Rule]] = {}
-        anywhere: list[Rule] = []
+        # The index is built on the INDEX_AFTER-th check: a file checked once or twice (a batch
+        # audit, a one-off CLI run) never pays for it, a crawler's hot host pays once.
+        self._calls = 0
+        self._only: _Bucket | None = None
+        self._buckets: dict[str, _Bucket] = {}
+        self._anywhere: tuple[Wildcard, ...] = ()
+        self._many_wildcards = False
+
+    def _build_index(self) -> None:
+        kept = self.rules
+        by_key: dict[str, list[tuple[Rule, tuple[str, ...], bool]]] = {}
+        anywhere: list[Wildcard] = []
+        small = len(kept) < SMALL_RULE_SET
         for rule in kept:
+            segments, anchored = split_pattern(rule.pattern)
             key = _dispatch_key(rule.pattern)
             if key is None:
-                anywhere.append(rule)
+                anywhere.append(_wildcard(rule, segments))
             else:
-                by_key.setdefault(key, []).append(rule)
-        self._buckets = {key: _Bucket(bucket) for key, bucket in by_key.items()}
-        anywhere.sort(key=_priority)
-        self._anywhere = tuple(_wildcard(rule) for rule in anywhere)
-        wildcard_count = len(self._anywhere) + sum(len(bucket.wildcards) for bucket in self._buckets.values())
+                by_key.setdefault("" if small else key, []).append((rule, segments, anchored))
+        buckets = {key: _Bucket(bucket) for key, bucket in by_key.items()}
+        anywhere.sort(key=lambda item: _priority(item[0]))
+        wildcard_count = len(anywhere) + sum(len(bucket.wildcards) for bucket in buckets.values())
+        # Assign the finished index last: a thread racing this one sees either no index or all of it.
+        self._anywhere = tuple(anywhere)
         self._many_wildcards = wildcard_count >= MANY_WILDCARDS
+        self._buckets = {} if small else buckets
+        # A small set keeps one bucket for every path: dispatching would cost more than it saves.
+        self._only = buckets.get("") if small else None
+        self._calls = -1
+
+    def _scan(self, path: str) -> Rule | None:
+        """The unindexed answer: one pass over the rules keeping the best match (SPEC 3)."""
+        best: Rule | None = None
+        best_length = -1
+        for rule in self.rules:
+            pattern = rule.pattern
+            length = len(pattern)
+            if length < best_length:
+                continue  # shorter than the best match: cannot outrank it
+            if "*" in pattern or pattern[-1] == "$":
+                if not pattern_matches(pattern, path):
+                    continue
+            elif not path.startswith(pattern):
+                continue
+            if _outranks(rule, best):
+                best, best_length = rule, length
+        return best
 
     def best(self, path: str) -> Rule | None:
         """The deciding rule for `path`, or None when no rule matches."""
-        bucket = self._buckets.get(path[1:2])
+        if self._calls >= 0:
+            self._calls += 1
+            if self._calls < INDEX_AFTER:
+                return self._scan(path)
+            self._build_index()
+        bucket = self._only or self._buckets.get(path[1:2])
         best = None
         chars = frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None
         if bucket is not None:

@@ -20,6 +20,7 @@ from robotskit._url import (
     FAST_RFC_PATH,
     google_escape_pattern,
     google_match_path,
+    patterns_need_normalising,
     rfc_match_path,
     rfc_normalise_pattern,
 )
@@ -192,19 +193,36 @@ class View:
 def _compile_rules(
     raw_rules: tuple[RawRule, ...], normalise: Callable[[str], str], profile: Profile
 ) -> tuple[Rule, ...]:
-    rules: list[Rule] = []
-    index_html = profile.index_html_allows_directory
     allow_kind, disallow_kind = RuleKind.ALLOW, RuleKind.DISALLOW
-    for line, allow, value in raw_rules:
-        pattern = normalise(value)
-        raw = value if value.isascii() else to_text(value)
-        rules.append(Rule(line, allow_kind if allow else disallow_kind, pattern, raw))
-        if allow and index_html:
-            # Google: `Allow: /dir/index.htm(l)` also allows `/dir/`, as the pattern `/dir/$`.
+    new = tuple.__new__  # Rule's own constructor handles keywords and defaults: too slow here
+    # One search over the whole group tells whether any pattern needs normalising (few do).
+    joined = "\n".join(value for _, _, value in raw_rules)
+    if not patterns_need_normalising(joined, google=not profile.normalise_urls):
+        rules = [
+            new(Rule, (line, allow_kind if allow else disallow_kind, value, value, False))
+            for line, allow, value in raw_rules
+        ]
+    else:
+        rules = [
+            new(Rule, (line, allow_kind if allow else disallow_kind, normalise(value), to_text(value), False))
+            for line, allow, value in raw_rules
+        ]
+    if profile.index_html_allows_directory:
+        rules = _with_index_html_rules(rules)
+    return tuple(rules)
+
+
+def _with_index_html_rules(rules: list[Rule]) -> list[Rule]:
+    """Google: `Allow: /dir/index.htm(l)` also allows `/dir/`, as the pattern `/dir/$`."""
+    extended: list[Rule] = []
+    for rule in rules:
+        extended.append(rule)
+        if rule.kind is RuleKind.ALLOW:
+            pattern = rule.pattern
             slash = pattern.rfind("/")
             if slash >= 0 and pattern.startswith("/index.htm", slash):
-                rules.append(Rule(line, allow_kind, pattern[: slash + 1] + "$", raw, derived=True))
-    return tuple(rules)
+                extended.append(rule._replace(pattern=pattern[: slash + 1] + "$", derived=True))
+    return extended
 
 
 def _report_agent_value(

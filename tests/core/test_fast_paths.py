@@ -226,14 +226,35 @@ def test_rfc_normalisation_equals_reference(text: str) -> None:
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
 def test_rule_index_with_character_filter_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
-    """Property: the long-path character prefilter never changes a verdict (forced on for short paths)."""
+    """Property: bucket dispatch and the long-path character prefilter never change a verdict.
+
+    Both only switch on for large rule sets and long paths; here they are forced on for small ones.
+    """
     from unittest import mock
 
     from robotskit import _pattern
 
     rules = [Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p) for i, (p, allow) in enumerate(patterns)]
-    with mock.patch.object(_pattern, "LONG_PATH", 0), mock.patch.object(_pattern, "MANY_WILDCARDS", 0):
-        index = RuleSet(rules)
-        for path in paths:
-            best = index.best(path)
-            assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
+    for long_path in (0, 10_000):
+        with (
+            mock.patch.object(_pattern, "LONG_PATH", long_path),
+            mock.patch.object(_pattern, "MANY_WILDCARDS", 0),
+            mock.patch.object(_pattern, "SMALL_RULE_SET", 0),
+        ):
+            index = RuleSet(rules)
+            for path in paths:
+                best = index.best(path)
+                assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.lists(_NORM_PIECES, max_size=5).map("".join), min_size=1, max_size=4))
+def test_batch_normalisation_check_never_misses(values: list[str]) -> None:
+    """Property: when the one-search group test says "no pattern changes", none does (both families)."""
+    from robotskit._url import google_escape_pattern, patterns_need_normalising, rfc_normalise_pattern
+
+    raw = [value.encode("utf-8", "surrogatepass").decode("latin-1") for value in values]
+    joined = "\n".join(raw)
+    for google, normalise in ((False, rfc_normalise_pattern), (True, google_escape_pattern)):
+        if not patterns_need_normalising(joined, google=google):
+            assert all(normalise(value) == value for value in raw)
