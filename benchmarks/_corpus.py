@@ -7,6 +7,7 @@ another process on the shared machine hits every implementation alike instead of
 
 from __future__ import annotations
 
+import signal
 import statistics
 import sys
 import tracemalloc
@@ -27,33 +28,68 @@ class Prepared:
     urls: list[tuple[str, ...]] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     verdicts: dict[str, list[list[bool]]] = field(default_factory=dict)
+    hung: dict[str, str] = field(default_factory=dict)  # implementation -> where it exceeded the budget
 
 
-def prepare(impls: list[_peers.Impl], sample: list[_workloads.Sample], agent: str) -> Prepared:
-    """Parse every file once per implementation (warm-up), drop URLs that make any peer raise."""
+class Hung(BaseException):
+    """Raised by the alarm when one file takes an implementation longer than the budget.
+
+    A BaseException, so that the ``except Exception`` around a peer's check does not swallow it.
+    """
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise Hung
+
+
+def prepare(
+    impls: list[_peers.Impl], sample: list[_workloads.Sample], agent: str, budget_s: float = 10.0
+) -> Prepared:
+    """Parse every file and check every URL once per implementation (the warm-up).
+
+    URLs that make any peer raise are dropped for all. An implementation that spends more than
+    ``budget_s`` on one file (parse + its 20 checks) is taken out of the in-process measures and
+    listed in ``prep.hung`` with the file and URL, instead of stalling the whole suite.
+    """
     prep = Prepared()
     bad: set[tuple[int, str]] = set()
-    for impl in impls:
-        assert impl.parse is not None and impl.check is not None
-        objs, errors = [], 0
-        for i, s in enumerate(sample):
-            obj = impl.parse(s.body)
-            objs.append(obj)
-            for url in s.urls:
-                try:
-                    impl.check(obj, url, agent)
-                except Exception:  # a peer that cannot check a URL is counted, not fatal
-                    bad.add((i, url))
-                    errors += 1
-        prep.parsed[impl.name] = objs
-        prep.errors[impl.name] = errors
+    seen: dict[str, dict[tuple[int, str], bool]] = {}
+    can_alarm = hasattr(signal, "setitimer")
+    previous = signal.signal(signal.SIGALRM, _alarm) if can_alarm else None
+    try:
+        for impl in impls:
+            assert impl.parse is not None and impl.check is not None
+            objs, errors, verdicts = [], 0, {}
+            where = ""
+            try:
+                for i, s in enumerate(sample):
+                    where = f"{s.file} (parse)"
+                    if can_alarm:
+                        signal.setitimer(signal.ITIMER_REAL, budget_s)
+                    obj = impl.parse(s.body)
+                    objs.append(obj)
+                    for url in s.urls:
+                        where = f"{s.file} {url}"
+                        try:
+                            verdicts[(i, url)] = bool(impl.check(obj, url, agent))
+                        except Exception:  # a peer that cannot check a URL is counted, not fatal
+                            bad.add((i, url))
+                            errors += 1
+                    if can_alarm:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+            except Hung:
+                prep.hung[impl.name] = f"hung: over {budget_s:g} s on {where}"
+                continue
+            prep.parsed[impl.name] = objs
+            prep.errors[impl.name] = errors
+            seen[impl.name] = verdicts
+    finally:
+        if can_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
     prep.urls = [tuple(u for u in s.urls if (i, u) not in bad) for i, s in enumerate(sample)]
-    for impl in impls:
-        assert impl.check is not None
-        objs = prep.parsed[impl.name]
-        prep.verdicts[impl.name] = [
-            [bool(impl.check(o, u, agent)) for u in urls] for o, urls in zip(objs, prep.urls, strict=True)
-        ]
+    for name, verdicts in seen.items():
+        prep.verdicts[name] = [[verdicts[(i, u)] for u in urls] for i, urls in enumerate(prep.urls)]
     return prep
 
 

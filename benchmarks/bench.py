@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import faulthandler
 import json
 import os
 import platform
@@ -76,18 +77,26 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"unknown implementation(s) {unknown}; choose from {sorted(_peers.FACTORIES)}")
     started = time.time()
+    # Last resort against a hang outside the per-file and per-child budgets: dump every stack and exit.
+    faulthandler.dump_traceback_later(300 if quick else 1800, exit=True)
     load_before = os.getloadavg()
 
     impls = [_peers.load(n) for n in names]
     for impl in impls:
         _say(f"{impl.name}: {impl.missing or impl.version}")
     live = [i for i in impls if i.available]
+    loaded = list(live)  # the isolated measures run these in children, with their own timeouts
     agent = _workloads.AGENT
 
     _say(f"corpus sample: {n_files} files stratified by size (seed {_workloads.SEED})")
     sample = _workloads.load_sample(n_files)
     _say("warm-up: parsing the sample once per implementation")
-    prep = _corpus.prepare(live, sample, agent)
+    prep = _corpus.prepare(live, sample, agent, budget_s=timeout * 2)
+    for impl in live:
+        if impl.name in prep.hung:  # a hang is a finding: it becomes the column's note, the run goes on
+            impl.missing = prep.hung[impl.name]
+            _say(f"{impl.name}: {impl.missing}")
+    live = [i for i in live if i.available]
     table: dict[str, dict[str, Result]] = _corpus.run_rounds(live, sample, prep, agent, rounds, reps)
 
     _say("memory per parsed file (tracemalloc)")
@@ -103,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             def skip(impl: _peers.Impl, measure: str = measure) -> str:
                 return "native: not traced" if measure == "mem500k" and impl.kind != "python" else ""
 
-            table[measure] = _isolated.for_all(measure, impls, timeout, min_time, skip)
+            table[measure] = _isolated.for_all(measure, loaded, timeout, min_time, skip)
 
     _say("cross-check: robotskit profile='google' against jwm.robotstxt")
     diff, total, examples, why = _corpus.crosscheck_google(sample, _workloads.CROSSCHECK_AGENTS)
@@ -111,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
 
     for impl in impls:  # unavailable implementations still get a column that says why
         for row in table.values():
-            row.setdefault(impl.name, Result(None, "", note="not available"))  # reason below the table
+            note = "hung" if impl.name in prep.hung else "not available"  # the reason is below the table
+            row.setdefault(impl.name, Result(None, "", note=note))
 
     elapsed = time.time() - started
     head = [

@@ -6,9 +6,10 @@
 - `RedisCache`: a fleet of crawlers shares one copy per authority (needs `redis`).
 
 A cache keeps whole `RobotsEntry` values (body, fetch time, outcome, status, expiry,
-redirects, reason, and the last good copy's time) so the decision that governed a fetch can be
-reproduced. Entries are kept past `expires_at`: an expired entry still carries the last good
-copy that SPEC.md section 6 lets stand in for 30 days while the server is unreachable.
+redirects, reason, content type, and the last good copy's time) so the decision that governed
+a fetch can be reproduced. Entries are kept past `expires_at`: an expired entry still carries
+the last good copy that SPEC.md section 6 lets stand in for 30 days while the server is
+unreachable.
 """
 
 from __future__ import annotations
@@ -73,11 +74,15 @@ _SCALARS = (
     "outage_since",
     "failures",
 )
+# Fields added after the first release, with the value an older entry (a Redis JSON string,
+# an SQLite row's meta) that lacks them reads as. Adding one needs no schema migration:
+# SQLite keeps every non-column field in the `meta` JSON.
+_ADDED = {"content_type": ""}
 
 
 def entry_to_dict(entry: RobotsEntry) -> dict[str, Any]:
     """A JSON-ready dict of an entry (body as base64)."""
-    data: dict[str, Any] = {name: getattr(entry, name) for name in _SCALARS}
+    data: dict[str, Any] = {name: getattr(entry, name) for name in (*_SCALARS, *_ADDED)}
     data["outcome"] = entry.outcome.value
     data["redirects"] = list(entry.redirects)
     data["notes"] = list(entry.notes)
@@ -91,6 +96,7 @@ def entry_from_dict(data: dict[str, Any]) -> RobotsEntry:
     try:
         return RobotsEntry(
             **{name: data[name] for name in _SCALARS},
+            **{name: data.get(name, default) for name, default in _ADDED.items()},
             outcome=Outcome(data["outcome"]),
             redirects=tuple(data["redirects"]),
             notes=tuple(data["notes"]),

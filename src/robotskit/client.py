@@ -13,143 +13,19 @@ imports httpx; pass `fetchers={"https": ...}` to supply your own.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import threading
-import time
-from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Generic, TypeVar
-from urllib.parse import urlsplit
 
 from robotskit._authority import authority_key
+from robotskit._client_core import ClientBase, wrap_os_error
 from robotskit._model import Decision
-from robotskit.agents import Agent, as_agent, product_token
-from robotskit.cache import Cache, MemoryCache, open_cache
-from robotskit.errors import FetchError, InvalidArgument
-from robotskit.fetch._types import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_TIMEOUT,
-    AsyncFetcher,
-    Fetcher,
-    FetchRequest,
-    FetchResponse,
-)
-from robotskit.policy import (
-    DEFAULT_POLICY,
-    Flow,
-    PolicyConfig,
-    RobotsEntry,
-    arun_flow,
-    decide,
-    fetch_flow,
-    run_flow,
-)
-from robotskit.profiles import get_profile
+from robotskit.agents import Agent
+from robotskit.cache import MemoryCache
+from robotskit.fetch._types import AsyncFetcher, Fetcher, FetchRequest, FetchResponse
+from robotskit.policy import RobotsEntry, arun_flow, run_flow
 
 __all__ = ["AsyncRobotsClient", "RobotsClient"]
-
-# scheme -> (module, sync class, async class); imported lazily (httpx is heavy and optional here)
-_ADAPTERS: dict[str, tuple[str, str, str]] = {
-    "http": ("robotskit.fetch.http", "HttpFetcher", "AsyncHttpFetcher"),
-    "https": ("robotskit.fetch.http", "HttpFetcher", "AsyncHttpFetcher"),
-    "gemini": ("robotskit.fetch.gemini", "GeminiFetcher", "AsyncGeminiFetcher"),
-    "ftp": ("robotskit.fetch.ftp", "FtpFetcher", "AsyncFtpFetcher"),
-}
-
-F = TypeVar("F")
-
-
-def _default_user_agent(agent: str | Agent) -> str:
-    token = agent.token if isinstance(agent, Agent) else product_token(agent)
-    return token or "robotskit"
-
-
-class _Core(Generic[F]):
-    """Configuration and pure helpers shared by the sync and async clients."""
-
-    def __init__(
-        self,
-        agent: str | Agent,
-        *,
-        user_agent: str | None,
-        cache: str | Cache | None,
-        profile: str | None,
-        timeout: float,
-        max_bytes: int,
-        fetchers: Mapping[str, F] | None,
-        clock: Callable[[], float] | None,
-        policy: PolicyConfig,
-        is_async: bool,
-    ) -> None:
-        as_agent(agent)  # validates: a string or an Agent
-        if profile is not None:
-            get_profile(profile)  # raises UnknownProfile early, not at the first decision
-        if max_bytes < DEFAULT_MAX_BYTES:
-            # SPEC.md 2: the size limit is configurable "but never below" 500 KiB (RFC 9309 2.5).
-            raise InvalidArgument(f"max_bytes must be at least {DEFAULT_MAX_BYTES}, got {max_bytes}")
-        if timeout <= 0:
-            raise InvalidArgument(f"timeout must be positive, got {timeout}")
-        self.agent = agent
-        self.user_agent = user_agent or _default_user_agent(agent)
-        self.profile = profile
-        self.timeout = timeout
-        self.max_bytes = max_bytes
-        self.policy = policy
-        self.clock: Callable[[], float] = clock or time.time
-        self.cache = open_cache(cache)
-        self.owns_cache = cache is None or isinstance(cache, str)
-        self.fetchers: dict[str, F] = dict(fetchers or {})
-        self.created: dict[str, F] = {}  # adapters this client made, and so closes
-        self.is_async = is_async
-        self.lock = threading.Lock()
-
-    def fetcher(self, url: str) -> F:
-        scheme = urlsplit(url).scheme.lower()
-        found = self.fetchers.get(scheme)
-        if found is not None:
-            return found
-        if scheme not in _ADAPTERS:
-            raise FetchError(f"no fetcher for scheme {scheme!r}", url=url, kind="unsupported")
-        module_name, sync_name, async_name = _ADAPTERS[scheme]
-        name = f"{module_name}.{async_name if self.is_async else sync_name}"
-        with self.lock:
-            if name not in self.created:
-                module = importlib.import_module(module_name)
-                self.created[name] = getattr(module, async_name if self.is_async else sync_name)()
-            adapter = self.created[name]
-            self.fetchers.setdefault(scheme, adapter)
-        return adapter
-
-    def flow(self, authority: str, previous: RobotsEntry | None) -> Flow:
-        return fetch_flow(
-            authority,
-            clock=self.clock,
-            previous=previous,
-            user_agent=self.user_agent,
-            timeout=self.timeout,
-            max_bytes=self.max_bytes,
-            config=self.policy,
-        )
-
-    def fresh(self, entry: RobotsEntry | None) -> bool:
-        return entry is not None and entry.is_fresh(self.clock())
-
-    def decide(self, entry: RobotsEntry, url: str, agent: str | Agent | None) -> Decision:
-        return decide(entry, url, self.agent if agent is None else agent, self.profile)
-
-    def crawl_delay(self, entry: RobotsEntry, agent: str | Agent | None) -> float | None:
-        robots = entry.parsed(self.profile)
-        return None if robots is None else robots.crawl_delay(self.agent if agent is None else agent)
-
-    def sitemaps(self, entry: RobotsEntry) -> tuple[str, ...]:
-        robots = entry.parsed(self.profile)
-        return () if robots is None else robots.sitemaps
-
-
-def _wrap_os_error(request: FetchRequest, exc: OSError) -> FetchError:
-    # Adapters should raise FetchError; a stray socket error still means "unreachable".
-    return FetchError(f"{type(exc).__name__}: {exc}", url=request.url, kind="connection")
 
 
 class _Flight:
@@ -168,7 +44,7 @@ class _Flight:
         return self.entry
 
 
-class RobotsClient:
+class RobotsClient(ClientBase[Fetcher, _Flight]):
     """Fetches, caches and applies robots.txt for one crawler (thread-safe).
 
     `agent`: the product token (or `Agent`) rules are matched for. `user_agent`: the full
@@ -177,45 +53,7 @@ class RobotsClient:
     gemini://, rfc9309 otherwise). `fetchers`: adapters by scheme. `clock`: epoch seconds.
     """
 
-    def __init__(
-        self,
-        agent: str | Agent,
-        *,
-        user_agent: str | None = None,
-        cache: str | Cache | None = None,
-        profile: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        fetchers: Mapping[str, Fetcher] | None = None,
-        clock: Callable[[], float] | None = None,
-        policy: PolicyConfig = DEFAULT_POLICY,
-    ) -> None:
-        self._core: _Core[Fetcher] = _Core(
-            agent,
-            user_agent=user_agent,
-            cache=cache,
-            profile=profile,
-            timeout=timeout,
-            max_bytes=max_bytes,
-            fetchers=fetchers,
-            clock=clock,
-            policy=policy,
-            is_async=False,
-        )
-        self._flights: dict[str, _Flight] = {}
-        self._mutex = threading.Lock()
-
-    @property
-    def agent(self) -> str | Agent:
-        return self._core.agent
-
-    @property
-    def user_agent(self) -> str:
-        return self._core.user_agent
-
-    @property
-    def cache(self) -> Cache:
-        return self._core.cache
+    _is_async = False
 
     def lookup(self, url: str) -> RobotsEntry:
         """The entry for `url`'s authority: from the cache while fresh, else fetched once."""
@@ -256,7 +94,7 @@ class RobotsClient:
         try:
             return fetcher.fetch(request)
         except OSError as exc:
-            raise _wrap_os_error(request, exc) from exc
+            raise wrap_os_error(request, exc) from exc
 
     def decide(self, url: str, agent: str | Agent | None = None) -> Decision:
         """The decision for `url`; its `reason` and `source` name the fetch outcome."""
@@ -293,51 +131,14 @@ class RobotsClient:
         self.close()
 
 
-class AsyncRobotsClient:
+class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
     """The asyncio twin of `RobotsClient`: same arguments, awaitable methods, `async with`.
 
     Single-flight holds across tasks of one event loop. A persistent cache (SQLite, Redis) is
     used from a worker thread so the loop never blocks on it.
     """
 
-    def __init__(
-        self,
-        agent: str | Agent,
-        *,
-        user_agent: str | None = None,
-        cache: str | Cache | None = None,
-        profile: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        fetchers: Mapping[str, AsyncFetcher] | None = None,
-        clock: Callable[[], float] | None = None,
-        policy: PolicyConfig = DEFAULT_POLICY,
-    ) -> None:
-        self._core: _Core[AsyncFetcher] = _Core(
-            agent,
-            user_agent=user_agent,
-            cache=cache,
-            profile=profile,
-            timeout=timeout,
-            max_bytes=max_bytes,
-            fetchers=fetchers,
-            clock=clock,
-            policy=policy,
-            is_async=True,
-        )
-        self._flights: dict[str, asyncio.Future[RobotsEntry]] = {}
-
-    @property
-    def agent(self) -> str | Agent:
-        return self._core.agent
-
-    @property
-    def user_agent(self) -> str:
-        return self._core.user_agent
-
-    @property
-    def cache(self) -> Cache:
-        return self._core.cache
+    _is_async = True
 
     async def _cache_get(self, key: str) -> RobotsEntry | None:
         if isinstance(self._core.cache, MemoryCache):
@@ -385,7 +186,7 @@ class AsyncRobotsClient:
         try:
             return await fetcher.fetch(request)
         except OSError as exc:
-            raise _wrap_os_error(request, exc) from exc
+            raise wrap_os_error(request, exc) from exc
 
     async def decide(self, url: str, agent: str | Agent | None = None) -> Decision:
         """The decision for `url`; its `reason` and `source` name the fetch outcome."""

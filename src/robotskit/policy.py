@@ -4,7 +4,8 @@ Sans-IO, in the style of httpx's `Auth.auth_flow`: `fetch_flow()` is a generator
 `FetchRequest`s, receives `FetchResponse`s (or has a `FetchError` thrown in) and returns a
 `RobotsEntry`. Redirects, status mapping, TTLs, backoff and the stale-copy rule are written
 once here and driven by `run_flow` (sync) or `arun_flow` (async). Time comes from an injected
-clock; nothing here touches a socket, a file or a logger.
+clock; nothing here touches a socket, a file or a logger. What a single response means
+(status, Retry-After, Cache-Control, Content-Type) is read in robotskit._policy_classify.
 
     outcome                                   verdict                     cached for
     2xx / FTP file read / Gemini 2x           parse the body              max-age in [1 h, 24 h]; 24 h
@@ -16,20 +17,30 @@ clock; nothing here touches a socket, a file or a logger.
 
 from __future__ import annotations
 
-import enum
 import functools
-import re
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from robotskit._authority import authority_key
 from robotskit._model import Decision
+
+# Outcome, parse_max_age and parse_retry_after are public names of this module (see __all__);
+# they live with the response classification they belong to.
+from robotskit._policy_classify import (
+    Outcome,
+    Verdict,
+    classify,
+    content_type_of,
+    parse_max_age,
+    parse_retry_after,
+    protocol_of,
+    resolve,
+)
 from robotskit._robots import RobotsTxt, parse
-from robotskit.errors import FetchError, InvalidURL
+from robotskit.errors import FetchError
 from robotskit.fetch._types import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
@@ -53,14 +64,6 @@ __all__ = [
 
 HOUR = 3600.0
 DAY = 24 * HOUR
-
-
-class Outcome(enum.StrEnum):
-    """RFC 9309 2.3.1: what fetching robots.txt established. Compares equal to its value."""
-
-    OK = "ok"  # 2.3.1.1: a file was read; its rules apply
-    UNAVAILABLE = "unavailable"  # 2.3.1.3: no file (e.g. 404); everything is allowed
-    UNREACHABLE = "unreachable"  # 2.3.1.4: no answer (e.g. 503); everything is disallowed
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,8 @@ class RobotsEntry:
     was unreachable and a copy fetched at `good_at`, under 30 days ago, stands in). `failures`
     counts consecutive unreachable fetches (the backoff exponent); `outage_since` is when the
     authority was last known good, or first failed; `notes` explain anything unusual.
+    `content_type` is what `body` was served as: the HTTP Content-Type header or the Gemini
+    2x META, whole (parameters kept); "" for FTP, without a body, or when the server sent none.
     """
 
     authority: str
@@ -110,6 +115,7 @@ class RobotsEntry:
     outage_since: float | None = None
     failures: int = 0
     notes: tuple[str, ...] = field(default=())
+    content_type: str = ""
 
     @property
     def final_url(self) -> str:
@@ -151,159 +157,6 @@ def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -
     return parse(data, profile, max_bytes=limit, robots_url=robots_url)
 
 
-# --- reading responses --------------------------------------------------------------------
-
-
-def parse_max_age(cache_control: str) -> float | None:
-    """The `max-age` of a Cache-Control header in seconds (RFC 9111 5.2.2.1), else None.
-
-    `no-cache` and `no-store` count as max-age 0 (then clamped up to the 1-hour floor).
-    """
-    for directive in cache_control.split(","):
-        name, _, value = directive.strip().partition("=")
-        name = name.strip().lower()
-        if name in ("no-cache", "no-store"):
-            return 0.0
-        if name == "max-age":
-            value = value.strip().strip('"')
-            if value.isdigit():
-                return float(value)
-    return None
-
-
-def parse_retry_after(value: str, now: float) -> float | None:
-    """Seconds to wait from a Retry-After value: delay-seconds or an HTTP-date (RFC 9110 10.2.3)."""
-    value = value.strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:  # RFC 9110 5.6.7: HTTP-dates are GMT
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - now)
-
-
-def _protocol(url: str) -> str:
-    scheme = urlsplit(url).scheme.lower()
-    return "http" if scheme in ("http", "https") else scheme
-
-
-def _resolve(base: str, reference: str) -> str | None:
-    """Resolve a redirect target against the URL that answered; None if unusable."""
-    reference = reference.strip()
-    if not reference:
-        return None
-    scheme = urlsplit(base).scheme.lower()
-    if scheme == "gemini" and not urlsplit(reference).scheme:
-        # urllib knows nothing of gemini://; RFC 3986 resolution is scheme-blind, so borrow http's.
-        joined = urljoin("http" + base[len(scheme) :], reference)
-        target = "gemini" + joined[len("http") :]
-    else:
-        target = urljoin(base, reference)
-    try:
-        authority_key(target)
-    except InvalidURL:
-        return None
-    return target.split("#", 1)[0]
-
-
-@dataclass(frozen=True, slots=True)
-class _Verdict:
-    """What one response means, before redirects and history are taken into account."""
-
-    outcome: Outcome | None  # None: a redirect to `location`
-    reason: str
-    location: str | None = None
-    retry_after: float | None = None
-    note: str = ""
-
-
-_HTTP_REDIRECTS = frozenset({301, 302, 303, 307, 308})
-
-
-def _classify_http(response: FetchResponse, now: float) -> _Verdict:
-    status, reason = response.status, f"HTTP {response.status}"
-    if 200 <= status < 300:
-        return _Verdict(Outcome.OK, reason)  # RFC 9309 2.3.1.1: any MIME type
-    if 300 <= status < 400:
-        location = response.headers.get("location", "")
-        if status in _HTTP_REDIRECTS or location:
-            # RFC 9309 2.3.1.2; a 3xx without a usable Location is a bad response (below).
-            return _Verdict(None, reason, location=location)
-    if status == 429 or 500 <= status < 600:
-        # RFC 9309 2.3.1.4 (5xx); 429 is "slow down", treated as a server error as Google does.
-        header = response.headers.get("retry-after", "")
-        return _Verdict(Outcome.UNREACHABLE, reason, retry_after=parse_retry_after(header, now))
-    if 400 <= status < 500:
-        return _Verdict(Outcome.UNAVAILABLE, reason)  # RFC 9309 2.3.1.3, 401 and 403 included
-    # 1xx as a final answer, 3xx without Location, codes outside 100..599: SPEC.md 6 "bad responses".
-    return _Verdict(Outcome.UNREACHABLE, reason, note=f"unexpected HTTP status {status}")
-
-
-_GEMINI_TEXT = ("text/gemini", "text/plain")
-_DIGITS = re.compile(r"\d+")
-
-
-def _classify_gemini(response: FetchResponse) -> _Verdict:
-    status, reason = response.status, f"Gemini {response.status:02d}"
-    # Gemini spec: clients act on the first digit when they do not know the second.
-    kind = status // 10 if 10 <= status <= 69 else 0
-    if kind == 2:
-        mime = response.meta.split(";", 1)[0].strip().lower()
-        note = ""
-        if mime not in _GEMINI_TEXT:  # SPEC.md 6: other types are parsed, with a note
-            note = f"MIME type {mime or '(none)'} is not text/gemini or text/plain: parsed anyway"
-        return _Verdict(Outcome.OK, reason, note=note)
-    if kind == 3:
-        return _Verdict(None, reason, location=response.meta)
-    if kind == 4:
-        # 44 SLOW DOWN: META is the number of seconds to wait.
-        meta = response.meta.strip()
-        wait = float(meta) if status == 44 and _DIGITS.fullmatch(meta) else None
-        return _Verdict(Outcome.UNREACHABLE, reason, retry_after=wait)
-    if kind in (1, 5, 6):
-        # SPEC.md 6: input prompts, permanent failures (51 not found) and certificate requests
-        # all mean "no robots.txt to read here", the analogue of an HTTP 4xx.
-        return _Verdict(Outcome.UNAVAILABLE, reason)
-    return _Verdict(Outcome.UNREACHABLE, reason, note=f"invalid Gemini status {status}")
-
-
-_NO_SUCH_FILE = re.compile(r"no such file|not found|does not exist|file unavailable", re.IGNORECASE)
-
-
-def _classify_ftp(response: FetchResponse) -> _Verdict:
-    status, reason = response.status, f"FTP {response.status}"
-    kind = status // 100 if 100 <= status <= 599 else 0
-    if kind == 2:
-        return _Verdict(Outcome.OK, reason)  # 226/250: the file was read
-    if kind == 5:
-        # RFC 959 4.2: 5yz is a *permanent* negative reply: 550 (no such file or no access),
-        # 553, and 530 (anonymous login refused). RFC 9309 2.3.1.3 counts "unavailable to
-        # the crawler" (its HTTP example includes 401/403) as unavailable: allow all. A refused
-        # login is that case: the server's content is closed to us, so allowing everything
-        # grants access to nothing, while disallowing would retry forever for no gain.
-        return _Verdict(Outcome.UNAVAILABLE, reason)
-    if kind == 4:
-        if _NO_SUCH_FILE.search(response.meta):
-            # Some servers answer a missing file with 450: the text, not the class, says "no file".
-            return _Verdict(Outcome.UNAVAILABLE, reason, note=f"FTP {status} says no such file")
-        # RFC 959 4.2: 4yz is transient (421 service not available, 450 busy): try again later.
-        return _Verdict(Outcome.UNREACHABLE, reason)
-    return _Verdict(Outcome.UNREACHABLE, reason, note=f"unexpected FTP reply {status}")
-
-
-def _classify(response: FetchResponse, now: float) -> _Verdict:
-    if response.protocol == "gemini":
-        return _classify_gemini(response)
-    if response.protocol == "ftp":
-        return _classify_ftp(response)
-    return _classify_http(response, now)
-
-
 # --- building entries -----------------------------------------------------------------------
 
 
@@ -315,35 +168,6 @@ class _Context:
     config: PolicyConfig
 
 
-def _ok_entry(
-    ctx: _Context, response: FetchResponse, verdict: _Verdict, redirects: tuple[str, ...], now: float
-) -> RobotsEntry:
-    ttl = ctx.config.default_ttl  # SPEC.md 6: Gemini and FTP 24 h
-    if response.protocol == "http":
-        max_age = parse_max_age(response.headers.get("cache-control", ""))
-        if max_age is not None:
-            ttl = min(max(max_age, ctx.config.min_ttl), ctx.config.max_ttl)
-    notes = tuple(n for n in (verdict.note,) if n)
-    if response.truncated:
-        notes += (f"body cut at the size limit ({len(response.body)} bytes read)",)
-    return RobotsEntry(
-        authority=ctx.authority,
-        robots_url=ctx.robots_url,
-        outcome=Outcome.OK,
-        status=response.status,
-        protocol=response.protocol,
-        body=response.body,
-        fetched_at=now,
-        expires_at=now + ttl,
-        redirects=redirects,
-        size=len(response.body),
-        truncated=response.truncated,
-        reason=verdict.reason,
-        good_at=now,
-        notes=notes,
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class _Answer:
     """The last response of a chain (status None: no response, a FetchError)."""
@@ -353,25 +177,57 @@ class _Answer:
     redirects: tuple[str, ...]
 
 
-def _unavailable_entry(
-    ctx: _Context, answer: _Answer, reason: str, now: float, note: str = ""
+def _entry(
+    ctx: _Context,
+    answer: _Answer,
+    outcome: Outcome,
+    reason: str,
+    now: float,
+    ttl: float,
+    notes: tuple[str, ...],
 ) -> RobotsEntry:
+    """An entry without a body: the fields every outcome fills alike (callers `replace` the rest)."""
     return RobotsEntry(
         authority=ctx.authority,
         robots_url=ctx.robots_url,
-        outcome=Outcome.UNAVAILABLE,
+        outcome=outcome,
         status=answer.status,
         protocol=answer.protocol,
         body=b"",
         fetched_at=now,
-        expires_at=now + ctx.config.unavailable_ttl,
+        expires_at=now + ttl,
         redirects=answer.redirects,
         reason=reason,
-        notes=(note,) if note else (),
+        notes=tuple(note for note in notes if note),
     )
 
 
-def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: _Verdict, now: float) -> RobotsEntry:
+def _ok_entry(
+    ctx: _Context, answer: _Answer, response: FetchResponse, verdict: Verdict, now: float
+) -> RobotsEntry:
+    ttl = ctx.config.default_ttl  # SPEC.md 6: Gemini and FTP 24 h
+    if response.protocol == "http":
+        max_age = parse_max_age(response.headers.get("cache-control", ""))
+        if max_age is not None:
+            ttl = min(max(max_age, ctx.config.min_ttl), ctx.config.max_ttl)
+    cut = f"body cut at the size limit ({len(response.body)} bytes read)" if response.truncated else ""
+    return replace(
+        _entry(ctx, answer, Outcome.OK, verdict.reason, now, ttl, (verdict.note, cut)),
+        body=response.body,
+        size=len(response.body),
+        truncated=response.truncated,
+        good_at=now,
+        content_type=content_type_of(response),
+    )
+
+
+def _unavailable_entry(
+    ctx: _Context, answer: _Answer, reason: str, now: float, note: str = ""
+) -> RobotsEntry:
+    return _entry(ctx, answer, Outcome.UNAVAILABLE, reason, now, ctx.config.unavailable_ttl, (note,))
+
+
+def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: Verdict, now: float) -> RobotsEntry:
     cfg, prev = ctx.config, ctx.previous
     failures = (prev.failures if prev is not None else 0) + 1
     delay = min(cfg.backoff_base * 2 ** min(failures - 1, 32), cfg.backoff_cap)
@@ -382,30 +238,28 @@ def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: _Verdict, now: f
         since = prev.outage_since
     else:
         since = good.good_at if good is not None and good.good_at is not None else now
-    base = RobotsEntry(
-        authority=ctx.authority,
-        robots_url=ctx.robots_url,
-        outcome=Outcome.UNREACHABLE,
-        status=answer.status,
-        protocol=answer.protocol,
-        body=b"",
-        fetched_at=now,
-        expires_at=now + delay,  # SPEC.md 6: short, never 24 h
-        redirects=answer.redirects,
-        reason=verdict.reason,
+    base = replace(
+        # SPEC.md 6: cached for a short time (the backoff delay), never 24 h
+        _entry(ctx, answer, Outcome.UNREACHABLE, verdict.reason, now, delay, (verdict.note,)),
         retry_after=verdict.retry_after,
         outage_since=since,
         failures=failures,
-        notes=(verdict.note,) if verdict.note else (),
     )
     if now - since > cfg.stale_window:
         # SPEC.md 6 / RFC 9309 2.3.1.4: after 30 days without a usable copy, act as unavailable.
         note = f"no good copy since {format_time(since)} (over 30 days): treated as unavailable"
         return replace(base, outcome=Outcome.UNAVAILABLE, notes=(*base.notes, note))
     if good is not None:
-        # SPEC.md 6: the last good copy stands in while it is younger than 30 days.
+        # SPEC.md 6: the last good copy stands in while it is younger than 30 days; the
+        # body-describing fields travel with it.
         return replace(
-            base, body=good.body, size=good.size, truncated=good.truncated, stale=True, good_at=good.good_at
+            base,
+            body=good.body,
+            size=good.size,
+            truncated=good.truncated,
+            content_type=good.content_type,
+            stale=True,
+            good_at=good.good_at,
         )
     return base
 
@@ -440,19 +294,19 @@ def fetch_flow(
             response = yield request
         except FetchError as exc:
             # SPEC.md 6: timeouts, DNS, TLS, resets and bad responses are all "unreachable".
-            failed = _Verdict(Outcome.UNREACHABLE, _ERROR_REASONS.get(exc.kind, exc.kind), note=str(exc))
-            answer = _Answer(None, _protocol(target), tuple(redirects))
+            failed = Verdict(Outcome.UNREACHABLE, _ERROR_REASONS.get(exc.kind, exc.kind), note=str(exc))
+            answer = _Answer(None, protocol_of(target), tuple(redirects))
             return _unreachable_entry(ctx, answer, failed, clock())
         now = clock()
-        verdict = _classify(response, now)
+        verdict = classify(response, now)
         answer = _Answer(response.status, response.protocol, tuple(redirects))
         if verdict.outcome is Outcome.OK:
-            return _ok_entry(ctx, response, verdict, tuple(redirects), now)
+            return _ok_entry(ctx, answer, response, verdict, now)
         if verdict.outcome is Outcome.UNAVAILABLE:
             return _unavailable_entry(ctx, answer, verdict.reason, now)
         if verdict.outcome is Outcome.UNREACHABLE:
             return _unreachable_entry(ctx, answer, verdict, now)
-        location = _resolve(target, verdict.location or "")
+        location = resolve(target, verdict.location or "")
         if location is None:
             bad = replace(verdict, outcome=Outcome.UNREACHABLE, note="redirect without a usable target")
             return _unreachable_entry(ctx, answer, bad, now)

@@ -125,3 +125,13 @@ def test_default_cache_under_xdg(run: Run, server: Server, tmp_path: Path) -> No
     server.routes["/robots.txt"] = (200, {}, BODY)
     assert run("check", f"{server.base}/a", "--agent", "A").code == 0
     assert (tmp_path / "cache" / "robotskit" / "robots.db").is_file()
+
+
+def test_lint_of_a_fetched_file_uses_its_content_type(run: Run, server: Server) -> None:
+    """`lint URL` lints with the Content-Type the server sent: text/html is RK231, text/plain is not."""
+    server.routes["/robots.txt"] = (200, {"Content-Type": "text/html; charset=utf-8"}, BODY)
+    doc = json.loads(run("lint", f"{server.base}/robots.txt", "--no-cache", "--json").out)
+    assert "RK231" in [d["code"] for d in doc["diagnostics"]]
+    server.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, BODY)
+    doc = json.loads(run("lint", f"{server.base}/robots.txt", "--no-cache", "--json").out)
+    assert "RK231" not in [d["code"] for d in doc["diagnostics"]]

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from robotskit.policy import PolicyConfig, RobotsEntry, fetch_flow, run_flow
+from robotskit.policy import DEFAULT_POLICY, PolicyConfig, RobotsEntry, fetch_flow, run_flow
 from robotskit.testing import FrozenClock, MockFetcher, Script
 
 Drive = Callable[..., tuple[RobotsEntry, MockFetcher]]
@@ -30,8 +30,9 @@ def drive(clock: FrozenClock) -> Drive:
         config: PolicyConfig | None = None,
     ) -> tuple[RobotsEntry, MockFetcher]:
         fetcher = MockFetcher(script)
-        kwargs = {"config": config} if config is not None else {}
-        flow = fetch_flow(url, clock=clock, previous=previous, user_agent="TestBot/1.0", **kwargs)
+        flow = fetch_flow(
+            url, clock=clock, previous=previous, user_agent="TestBot/1.0", config=config or DEFAULT_POLICY
+        )
         return run_flow(flow, fetcher.fetch), fetcher
 
     return run

@@ -43,12 +43,13 @@ def make_entry(authority: str = "https://example.com", **changes: object) -> Rob
         outage_since=1_767_000_000.0,
         failures=3,
         notes=("a note", "another"),
+        content_type="text/plain; charset=utf-8",
     )
     return replace(entry, **changes)  # type: ignore[arg-type]
 
 
 def test_entry_dict_round_trip() -> None:
-    """Issue 3: a cached entry keeps every field (body, times, outcome, status, redirects, reason)."""
+    """Issue 3: a cached entry keeps every field (body, times, outcome, status, redirects, reason, type)."""
     entry = make_entry()
     assert entry_from_dict(entry_to_dict(entry)) == entry
 

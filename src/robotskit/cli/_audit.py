@@ -1,0 +1,59 @@
+"""`robotskit audit`: which well-known crawlers a robots.txt blocks (docs/audit.md)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.text import Text
+
+from robotskit.cli._output import Output
+from robotskit.cli._sources import OK, CliError, load_file
+
+__all__ = ["cmd_audit"]
+
+
+_STATUS_STYLE = {"full": "bold red", "partial": "yellow", "none": "green"}
+
+
+def _render_audit(out: Output, report: dict[str, Any]) -> None:
+    """A table of the audit (schema in docs/audit.md): one row per crawler, blocked ones first."""
+    from rich.table import Table  # noqa: PLC0415 - only the human audit needs it
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("crawler", "operator", "for", "blocked", "group", "notes"):
+        table.add_column(column)
+    order = {"full": 0, "partial": 1, "none": 2}
+    for item in sorted(report["crawlers"], key=lambda c: (order.get(c["status"], 3), c["token"].lower())):
+        notes = [*item.get("notes", ())]
+        if item.get("ignored_rules"):
+            notes.append(f"{len(item['ignored_rules'])} rule(s) do nothing for it")
+        table.add_row(
+            item["token"],
+            item.get("operator", ""),
+            ", ".join(item.get("categories", ())),
+            Text(item["status"], style=_STATUS_STYLE.get(item["status"], "")),
+            "own" if item.get("own_group") else "*",
+            "; ".join(notes),
+        )
+    out.out.print(table)
+    summary = report.get("summary", {})
+    out.print(
+        f"blocked fully: {summary.get('full', 0)}, partly: {summary.get('partial', 0)}, "
+        f"not at all: {summary.get('none', 0)}"
+    )
+    for unknown in report.get("unknown_agents", ()):
+        hint = f" (did you mean {unknown['suggestion']}?)" if unknown.get("suggestion") else ""
+        out.print(f"line {unknown['line']}: '{unknown['token']}' is not a known crawler{hint}")
+
+
+def cmd_audit(args: argparse.Namespace, out: Output) -> int:
+    try:
+        from robotskit.audit import audit  # noqa: PLC0415 - the crawler table loads on demand
+    except ImportError as exc:
+        raise CliError(f"robotskit audit is not available: {exc}") from exc
+    report = audit(load_file(args.robots, args))
+    if out.json:
+        return out.document("audit", {"robots": args.robots, "report": report.to_dict()}, OK)
+    _render_audit(out, report.to_dict())
+    return OK

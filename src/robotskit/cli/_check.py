@@ -1,0 +1,194 @@
+"""`robotskit check` (may an agent fetch these URLs?) and `robotskit explain` (why?)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from rich.text import Text
+
+import robotskit
+from robotskit._authority import authority_key
+from robotskit._model import Decision
+from robotskit.cli._output import (
+    Output,
+    decision_json,
+    entry_json,
+    numbered,
+    rule_json,
+    rule_label,
+    verdict_text,
+)
+from robotskit.cli._sources import (
+    FOUND,
+    OK,
+    CliError,
+    agent_of,
+    is_url,
+    load,
+    make_client,
+    read_local,
+    read_url_file,
+    split_targets,
+)
+from robotskit.lint import match_end
+
+if TYPE_CHECKING:
+    from robotskit import RobotsTxt
+
+__all__ = ["cmd_check", "cmd_explain"]
+
+
+def _decide_all(
+    args: argparse.Namespace, out: Output, source: str | None, urls: list[str]
+) -> list[tuple[str, Decision]]:
+    agent = agent_of(args)
+    results: list[tuple[str, Decision]] = []
+    if source is not None and not is_url(source):
+        robots = robotskit.parse(read_local(source), args.profile)
+        return [(url, robots.decide(url, agent)) for url in out.progress(urls, "checking")]
+    with make_client(args, agent) as client:
+        for url in out.progress(urls, "checking"):
+            results.append((url, client.decide(_on_authority(source, url))))
+    return results
+
+
+def _on_authority(source: str | None, url: str) -> str:
+    """The absolute URL to decide when ROBOTS is a URL (or absent): bare paths join its authority."""
+    if source is None:
+        if not is_url(url):
+            raise CliError(f"{url!r} is not an absolute URL: give ROBOTS, or URLs with a scheme and host")
+        return url
+    target = urljoin(source, url) if url.startswith("/") else url
+    # Rules cover only their own scheme, host and port (SPEC.md 6).
+    if not is_url(target) or authority_key(target) != authority_key(source):
+        raise CliError(f"{url} is not covered by {source}: a robots.txt rules only its own host")
+    return target
+
+
+def cmd_check(args: argparse.Namespace, out: Output) -> int:
+    source, urls = split_targets(args.targets, args.robots)
+    if args.urls:
+        urls += read_url_file(args.urls)
+    if not urls:
+        raise CliError("no URL to check: robotskit check [ROBOTS] URL... --agent NAME")
+    results = _decide_all(args, out, source, urls)
+    code = OK if all(d.allowed for _, d in results) else FOUND
+    if out.json:
+        allowed = sum(d.allowed for _, d in results)
+        body = {
+            "robots": source,
+            "agent": args.agent,
+            "purposes": list(args.purpose or ()),
+            "results": [decision_json(url, d) for url, d in results],
+            "summary": {"total": len(results), "allowed": allowed, "disallowed": len(results) - allowed},
+        }
+        return out.document("check", body, code)
+    for url, decision in results:
+        line = Text.assemble(verdict_text(decision.allowed), "  ", url, "  ")
+        detail = (
+            f"line {decision.rule.line}: {rule_label(decision.rule)}" if decision.rule else decision.reason
+        )
+        line.append(f"({detail})", style="dim")
+        out.print(line)
+    return code
+
+
+def _group_reason(robots: RobotsTxt, line: int, token: str) -> str:
+    group = next((g for g in robots.groups if line in g.agent_lines or g.line == line), None)
+    if group is None:
+        return ""
+    if line == 0 or not group.agent_lines:
+        return "rules before any user-agent (the Gemini profile applies them to every agent)"
+    if token in group.agents:
+        return f"names '{token}'" if token != "*" else "the '*' group"
+    return f"the '*' group: no group names '{token}'"
+
+
+def _explain_json(robots: RobotsTxt, decision: Decision) -> list[dict[str, Any]]:
+    verdicts = []
+    for verdict in decision.verdicts:
+        deciding = verdict.matched[0] if verdict.matched else verdict.rule
+        end = match_end(deciding.pattern, decision.path) if deciding else None
+        verdicts.append(
+            {
+                "token": verdict.token,
+                "allowed": verdict.allowed,
+                "groups": [
+                    {"line": g, "why": _group_reason(robots, g, verdict.token)} for g in verdict.groups
+                ],
+                "rule": rule_json(deciding),
+                "matched_path": decision.path[:end] if end is not None else None,
+                "lost": [rule_json(r) for r in verdict.matched[1:]],
+            }
+        )
+    return verdicts
+
+
+def _render_verdict(out: Output, robots: RobotsTxt, decision: Decision, index: int) -> None:
+    verdict = decision.verdicts[index]
+    out.print(Text.assemble("token ", (repr(verdict.token), "bold"), ": ", verdict_text(verdict.allowed)))
+    if not verdict.groups:
+        out.print("  no group applies to it, so nothing is disallowed")
+    for line in verdict.groups:
+        out.print(
+            Text.assemble("  group at line ", str(line), ": ", _group_reason(robots, line, verdict.token))
+        )
+    deciding = verdict.matched[0] if verdict.matched else verdict.rule
+    if deciding is None:
+        out.print("  no rule matched: allowed (RFC 9309 2.2.2)")
+        return
+    out.print("  deciding rule (the longest match; allow wins ties):")
+    out.print(Text("  ") + numbered(robots, deciding.line, deciding.raw or deciding.pattern))
+    end = match_end(deciding.pattern, decision.path)
+    if end is not None:
+        path = Text(decision.path)
+        path.stylize("bold reverse", 0, end)
+        out.print(Text("  path  ") + path)
+        out.print(Text("        " + "^" * max(end, 1), style="bold"))
+    lost = verdict.matched[1:]
+    if lost:
+        out.print("  also matched, but lost:")
+    for rule in lost:
+        out.print(Text("  ") + numbered(robots, rule.line, rule.raw or rule.pattern))
+
+
+def cmd_explain(args: argparse.Namespace, out: Output) -> int:
+    source, urls = split_targets(args.targets, args.robots)
+    if len(urls) != 1:
+        raise CliError("explain takes one URL: robotskit explain [ROBOTS] URL --agent NAME")
+    url, agent = urls[0], agent_of(args)
+    entry = None
+    if source is None or is_url(source):
+        target = _on_authority(source, url)
+        with make_client(args, agent) as client:
+            loaded = load(source or target, args, client)
+            entry = loaded.entry
+            policy = client.decide(target)
+        robots = loaded.robots
+        # The client's decision carries the fetch outcome; the file, when there is one, explains it.
+        decision = robots.decide(target, agent, explain=True) if robots is not None else policy
+    else:
+        robots = robotskit.parse(read_local(source), args.profile)
+        decision = robots.decide(url, agent, explain=True)
+    code = OK if decision.allowed else FOUND
+    if out.json:
+        body = {
+            "robots": source,
+            "url": url,
+            "agent": args.agent,
+            **decision_json(url, decision),
+            "fetch": entry_json(entry) if entry else None,
+            "verdicts": _explain_json(robots, decision) if robots else [],
+        }
+        body.pop("url")
+        return out.document("explain", {"url": url, **body}, code)
+    out.print(Text.assemble(verdict_text(decision.allowed), "  ", url))
+    out.print(f"profile {decision.profile}; path {decision.path or '/'}; reason: {decision.reason}")
+    if entry is not None:
+        out.print(f"robots.txt {entry.robots_url}: {entry.outcome} ({entry.reason})")
+    if robots is not None:
+        for index in range(len(decision.verdicts)):
+            _render_verdict(out, robots, decision, index)
+    return code

@@ -1,0 +1,168 @@
+"""Where a command's input comes from: ROBOTS (a file, `-` for stdin, or a fetched URL), URL lists and agents.
+
+Also owns the exit statuses and `CliError`, the one exception a command raises for a usage or
+I/O problem, and the client every fetching command shares (cache, timeout, profile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import robotskit
+
+if TYPE_CHECKING:
+    from robotskit import RobotsTxt
+    from robotskit.client import RobotsClient
+    from robotskit.policy import RobotsEntry
+
+__all__ = [
+    "ERROR",
+    "FOUND",
+    "OK",
+    "URL_SCHEMES",
+    "CliError",
+    "Loaded",
+    "agent_of",
+    "default_cache_path",
+    "is_url",
+    "load",
+    "load_file",
+    "make_client",
+    "read_local",
+    "read_url_file",
+    "split_targets",
+]
+
+OK, FOUND, ERROR = 0, 1, 2  # Google's robots_main convention
+URL_SCHEMES = ("http", "https", "ftp", "gemini")
+
+
+class CliError(Exception):
+    """A usage or I/O problem: reported on stderr (or as JSON) with exit code 2."""
+
+
+def default_cache_path() -> Path:
+    """The SQLite cache file: $ROBOTSKIT_CACHE, else the user's cache dir (XDG on Unix)."""
+    if override := os.environ.get("ROBOTSKIT_CACHE"):
+        return Path(override)
+    if base := os.environ.get("XDG_CACHE_HOME"):
+        root = Path(base)
+    elif sys.platform == "win32":
+        root = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        root = Path.home() / "Library" / "Caches"
+    else:
+        root = Path.home() / ".cache"
+    return root / "robotskit" / "robots.db"
+
+
+def _cache_spec(args: argparse.Namespace) -> str:
+    if args.no_cache:
+        return "memory://"
+    if args.cache and "://" in args.cache:
+        return str(args.cache)
+    path = Path(args.cache) if args.cache else default_cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite://{path.resolve()}"  # sqlite:///abs/path.db
+
+
+def is_url(text: str) -> bool:
+    return urlsplit(text).scheme.lower() in URL_SCHEMES and "://" in text
+
+
+def is_robots_url(text: str) -> bool:
+    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (SPEC.md 6)."""
+    return is_url(text) and urlsplit(text).path == "/robots.txt"
+
+
+def split_targets(targets: Sequence[str], robots: str | None) -> tuple[str | None, list[str]]:
+    """Tell ROBOTS from the URLs to check.
+
+    With `--robots`, every positional is a URL. Otherwise the first positional is ROBOTS when
+    it is `-`, anything that is not a URL (a file path), or a URL whose path is `/robots.txt`;
+    if it is any other URL, there is no ROBOTS and each URL's own robots.txt is fetched.
+    """
+    if robots is not None or not targets:
+        return robots, list(targets)
+    first = targets[0]
+    if first == "-" or not is_url(first) or is_robots_url(first):
+        return first, list(targets[1:])
+    return None, list(targets)
+
+
+def read_local(source: str) -> bytes:
+    if source == "-":
+        stream = sys.stdin
+        buffer = getattr(stream, "buffer", None)
+        return buffer.read() if buffer is not None else stream.read().encode("utf-8")
+    try:
+        return Path(source).read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A ROBOTS argument, read: the parsed file (None if the fetch gave no file) and where it came from."""
+
+    source: str
+    robots: RobotsTxt | None
+    entry: RobotsEntry | None = None
+
+
+def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> RobotsClient:
+    from robotskit.client import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+
+    return RobotsClient(
+        agent if agent is not None else agent_of(args),
+        user_agent=getattr(args, "user_agent", None),
+        cache=_cache_spec(args),
+        profile=getattr(args, "profile", None),
+        timeout=args.timeout,
+    )
+
+
+def load(source: str, args: argparse.Namespace, client: RobotsClient | None = None) -> Loaded:
+    """Read ROBOTS: a file or stdin is parsed; a robots.txt URL is fetched through the client."""
+    profile = getattr(args, "profile", None)
+    if is_url(source):
+        own = client is None
+        active = client or make_client(args, "robotskit")
+        try:
+            entry = active.lookup(source)
+        finally:
+            if own:
+                active.close()
+        return Loaded(source, entry.parsed(profile), entry)
+    if "://" in source:
+        raise CliError(f"unsupported URL scheme in {source!r}: use one of {', '.join(URL_SCHEMES)}")
+    return Loaded(source, robotskit.parse(read_local(source), profile))
+
+
+def agent_of(args: argparse.Namespace) -> str | robotskit.Agent:
+    purposes = tuple(getattr(args, "purpose", None) or ())
+    aliases = tuple(getattr(args, "alias", None) or ())
+    token = getattr(args, "agent", None) or "robotskit"
+    if not purposes and not aliases:
+        return str(token)
+    return robotskit.Agent(token, purposes=purposes, aliases=aliases, combine=args.combine)
+
+
+def read_url_file(path: str) -> list[str]:
+    text = read_local(path).decode("utf-8", "replace")
+    return [s for s in (line.strip() for line in text.splitlines()) if s and not s.startswith("#")]
+
+
+def load_file(source: str, args: argparse.Namespace) -> RobotsTxt:
+    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2)."""
+    loaded = load(source, args)
+    if loaded.robots is None:
+        raise CliError(f"cannot read {source}: {loaded.entry.reason if loaded.entry else 'no file'}")
+    return loaded.robots
