@@ -70,11 +70,11 @@ def _child_checks(impl: _peers.Impl, name: str, min_time_s: float) -> dict[str, 
     return percentile_spread(passes, "µs").as_json()
 
 
-def _child_parse_first(impl: _peers.Impl, min_time_s: float) -> dict[str, Any]:
-    """Parse + first check of the 500 KiB wildcard file, in ms."""
+def _child_parse_first(impl: _peers.Impl, min_time_s: float, agents: bool = False) -> dict[str, Any]:
+    """Parse + first check of a 500 KiB file (wildcard rules, or one group of many agents), in ms."""
     assert impl.parse is not None and impl.check is not None
-    body = _workloads.big_wildcards()
-    url = _workloads.HOST + "/7a/b12/index.php"
+    body = _workloads.big_agent_group() if agents else _workloads.big_wildcards()
+    url = _workloads.HOST + ("/private/x" if agents else "/7a/b12/index.php")
     impl.check(impl.parse(b"User-agent: *\nDisallow: /*x\n"), url, _workloads.AGENT)  # warm imports
     runs: list[float] = []
     start = now()
@@ -109,8 +109,8 @@ def child_main(measure: str, impl_name: str, min_time_s: float) -> int:
         return 0
     if measure in ("rules10k",) or measure.startswith("hostile:"):
         out = _child_checks(impl, measure, min_time_s)
-    elif measure == "wild500k":
-        out = _child_parse_first(impl, min_time_s)
+    elif measure in ("wild500k", "agents500k"):
+        out = _child_parse_first(impl, min_time_s, agents=measure == "agents500k")
     elif measure == "mem500k":
         out = _child_memory(impl)
     else:

@@ -148,3 +148,11 @@ def big_wildcards(limit: int = LIMIT - 1000) -> bytes:
         return f"Disallow: /*{i % 13}a*b{i}*.php{'$' if i % 3 == 0 else ''}\n"
 
     return _fill("User-agent: *\n", line, limit)
+
+
+def big_agent_group(limit: int = LIMIT - 1000) -> bytes:
+    """About 500 KiB of ``User-agent`` lines sharing one group, then one rule: parse time must stay linear
+    in the number of agents of a group (a list-membership test per agent makes it quadratic)."""
+    tail = "Disallow: /private/\n"
+    body = _fill("", lambda i: f"User-agent: crawler{i}x\n", limit - len(tail))
+    return body + tail.encode()

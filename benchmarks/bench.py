@@ -105,7 +105,13 @@ def main(argv: list[str] | None = None) -> int:
         table["disagree"] = {i.name: _corpus.disagreements(prep, i.name, "jwm.robotstxt") for i in live}
 
     if not args.no_isolated:
-        isolated = ["rules10k", *(f"hostile:{k}" for k in _workloads.hostile_cases()), "mem500k", "wild500k"]
+        isolated = [
+            "rules10k",
+            *(f"hostile:{k}" for k in _workloads.hostile_cases()),
+            "mem500k",
+            "wild500k",
+            "agents500k",
+        ]
         for measure in isolated:
             _say(f"isolated: {measure}")
 

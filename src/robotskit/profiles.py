@@ -7,7 +7,7 @@ field here; the parser and matcher read these fields and never test a profile's 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from robotskit._lexer import to_text
 from robotskit.errors import UnknownProfile
@@ -54,19 +54,21 @@ _C_SPACE = frozenset(" \t\n\v\f\r")  # C isspace(), what Google's check uses
 _RFC_TOKEN = re.compile(r"(?:[A-Za-z0-9_-]|[^\x00-\x7f\s])*")
 _GOOGLE_TOKEN = re.compile(r"[A-Za-z_-]*")
 
+_RFC9309_PROFILE = Profile(
+    name=RFC9309,
+    normalise_urls=True,
+    robots_txt_always_allowed=True,
+    group_token=_RFC_TOKEN,
+    unicode_tokens=True,
+    star_with_trailing_text_is_global=False,
+    reduce_caller_agent=True,
+    index_html_allows_directory=False,
+    preamble_applies=False,
+    judge_every_token=False,
+)
+
 PROFILES: dict[str, Profile] = {
-    RFC9309: Profile(
-        name=RFC9309,
-        normalise_urls=True,
-        robots_txt_always_allowed=True,
-        group_token=_RFC_TOKEN,
-        unicode_tokens=True,
-        star_with_trailing_text_is_global=False,
-        reduce_caller_agent=True,
-        index_html_allows_directory=False,
-        preamble_applies=False,
-        judge_every_token=False,
-    ),
+    RFC9309: _RFC9309_PROFILE,
     GOOGLE: Profile(
         name=GOOGLE,
         normalise_urls=False,
@@ -79,18 +81,8 @@ PROFILES: dict[str, Profile] = {
         preamble_applies=False,
         judge_every_token=False,
     ),
-    GEMINI: Profile(
-        name=GEMINI,
-        normalise_urls=True,
-        robots_txt_always_allowed=True,
-        group_token=_RFC_TOKEN,
-        unicode_tokens=True,
-        star_with_trailing_text_is_global=False,
-        reduce_caller_agent=True,
-        index_html_allows_directory=False,
-        preamble_applies=True,
-        judge_every_token=True,
-    ),
+    # The Gemini companion reads files as RFC 9309 does; only who is judged, and how, differs.
+    GEMINI: replace(_RFC9309_PROFILE, name=GEMINI, preamble_applies=True, judge_every_token=True),
 }
 
 
