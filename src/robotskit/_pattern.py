@@ -14,6 +14,7 @@ remaining pattern could outrank the best match found.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 
 from robotskit._model import Rule
@@ -141,6 +142,53 @@ def _best_wildcard(
     return best
 
 
+def _required_literal(pattern: str) -> str:
+    """The longest literal any match of this pattern must contain ("" if none is worth testing).
+
+    The leading '/' is left out: every path has it.
+    """
+    segments, _ = split_pattern(pattern)
+    candidates = segments[1:] if segments[0] in ("", "/") else segments
+    return max(candidates, key=len, default="")
+
+
+def _split_anywhere(
+    anywhere: list[Wildcard],
+) -> tuple[
+    tuple[Callable[[str], re.Match[str] | None], tuple[Wildcard, ...]] | None,
+    tuple[tuple[str, ...], tuple[Wildcard, ...]] | None,
+    tuple[Wildcard, ...],
+]:
+    """Sort rules that can match any path by shape, each shape with a one-call pre-test.
+
+    `/*X$` and `*X$` can only match a path ending in X: one `endswith` with a tuple rules them
+    all out at once. Any other rule with a literal (`/*X`, `/*/a/*/`) can only match a path
+    containing its longest literal: one search for any of them (a literal alternation, which
+    cannot backtrack) rules them all out. Rules with no literal (`/`, `/*`) are always tried.
+    Each list keeps priority order; a pre-test hit only means "try these".
+    """
+    literal: list[tuple[Wildcard, str]] = []
+    suffixes: list[tuple[Wildcard, str]] = []
+    always: list[Wildcard] = []
+    for entry in anywhere:
+        segments, anchored = split_pattern(entry[0].pattern)
+        required = _required_literal(entry[0].pattern)
+        if anchored and len(segments) == 2 and segments[0] in ("", "/") and segments[1]:
+            suffixes.append((entry, segments[1]))
+        elif required:
+            literal.append((entry, required))
+        else:
+            always.append(entry)
+    literal_test = None
+    if literal:
+        needles = sorted({needle for _, needle in literal}, key=len, reverse=True)
+        literal_test = (re.compile("|".join(map(re.escape, needles))).search, tuple(e for e, _ in literal))
+    suffix_test = None
+    if suffixes:
+        suffix_test = (tuple({end for _, end in suffixes}), tuple(e for e, _ in suffixes))
+    return literal_test, suffix_test, tuple(always)
+
+
 class _Bucket:
     """The rules whose pattern starts with `/c` for one character c (or every other rule)."""
 
@@ -185,7 +233,16 @@ class RuleSet:
     Immutable after construction; safe to share between threads.
     """
 
-    __slots__ = ("_anywhere", "_buckets", "_calls", "_many_wildcards", "_only", "rules")
+    __slots__ = (
+        "_anywhere",
+        "_buckets",
+        "_calls",
+        "_contains",
+        "_many_wildcards",
+        "_only",
+        "_suffixes",
+        "rules",
+    )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         # SPEC 2: an empty pattern is no rule. Paths always start with '/', so a pattern starting
@@ -198,6 +255,8 @@ class RuleSet:
         self._only: _Bucket | None = None
         self._buckets: dict[str, _Bucket] = {}
         self._anywhere: tuple[Wildcard, ...] = ()
+        self._contains: tuple[Callable[[str], re.Match[str] | None], tuple[Wildcard, ...]] | None = None
+        self._suffixes: tuple[tuple[str, ...], tuple[Wildcard, ...]] | None = None
         self._many_wildcards = False
 
     def _build_index(self) -> None:
@@ -215,8 +274,11 @@ class RuleSet:
         buckets = {key: _Bucket(bucket) for key, bucket in by_key.items()}
         anywhere.sort(key=lambda item: _priority(item[0]))
         wildcard_count = len(anywhere) + sum(len(bucket.wildcards) for bucket in buckets.values())
+        contains, suffixes, general = _split_anywhere(anywhere)
         # Assign the finished index last: a thread racing this one sees either no index or all of it.
-        self._anywhere = tuple(anywhere)
+        self._contains = contains
+        self._suffixes = suffixes
+        self._anywhere = general
         self._many_wildcards = wildcard_count >= MANY_WILDCARDS
         self._buckets = {} if small else buckets
         # A small set keeps one bucket for every path: dispatching would cost more than it saves.
@@ -262,6 +324,12 @@ class RuleSet:
                         break
             if bucket.exact or bucket.wildcards:
                 best = bucket.best_beyond_prefix(path, best, chars)
+        contains = self._contains
+        if contains is not None and (chars is not None or contains[0](path) is not None):
+            best = _best_wildcard(contains[1], path, best, chars)  # some `/*X` may match: try them
+        suffixes = self._suffixes
+        if suffixes is not None and path.endswith(suffixes[0]):
+            best = _best_wildcard(suffixes[1], path, best, chars)  # some `/*X$` may match
         return _best_wildcard(self._anywhere, path, best, chars) if self._anywhere else best
 
     def matching(self, path: str) -> list[Rule]:
@@ -269,8 +337,3 @@ class RuleSet:
         found = [rule for rule in self.rules if pattern_matches(rule.pattern, path)]
         found.sort(key=_priority)
         return found
-
-
-def merge_rule_sets(groups_rules: Sequence[Sequence[Rule]]) -> RuleSet:
-    """RFC 9309 2.2.1: the rules of every group that applies are combined into one set."""
-    return RuleSet(rule for rules in groups_rules for rule in rules)

@@ -70,12 +70,12 @@ class View:
 
     __slots__ = (
         "_compiled",
+        "_diagnostics",
         "_normalise",
         "_parsed",
         "_plans",
         "_profile",
         "_rule_sets",
-        "diagnostics",
         "global_groups",
         "index",
         "preamble",
@@ -87,17 +87,15 @@ class View:
         self._normalise = rfc_normalise_pattern if profile.normalise_urls else google_escape_pattern
         index: dict[str, list[int]] = {}
         global_groups: list[int] = []
-        diagnostics: list[Diagnostic] = []
         self._compiled: dict[int, Group] = {}
         for position, raw in enumerate(parsed.groups):
-            tokens: list[str] = []
-            for line, value in raw.agents:
+            # dict, not list: a group may name thousands of agents (a set keeps this linear)
+            tokens: dict[str, None] = {}
+            for _, value in raw.agents:
                 token = group_token(profile, value)
-                if token is None or token == "" or (token != "*" and token != value.lower()):
-                    _report_agent_value(profile, line, value, token, diagnostics)
                 if token is None or token in tokens:
                     continue
-                tokens.append(token)
+                tokens[token] = None
                 if token == "*":
                     global_groups.append(position)
                 else:
@@ -109,10 +107,23 @@ class View:
         if parsed.preamble and profile.preamble_applies:
             rules = _compile_rules(parsed.preamble, self._normalise, profile)
             self.preamble = Group(-1, (), (), (), rules, line=0)
-        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        self._diagnostics: tuple[Diagnostic, ...] | None = None
         self._plans: dict[tuple[str, str | Agent], Plan] = {}
         # Agents that end up in the same groups share one RuleSet.
         self._rule_sets: dict[tuple[int, ...], RuleSet] = {}
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """How this profile reads the user-agent values (RK121, RK122); built when first asked for."""
+        if self._diagnostics is None:
+            found: list[Diagnostic] = []
+            for raw in self._parsed.groups:
+                for line, value in raw.agents:
+                    token = group_token(self._profile, value)
+                    if not token or (token != "*" and token != value.lower()):
+                        _report_agent_value(self._profile, line, value, token, found)
+            self._diagnostics = tuple(found)
+        return self._diagnostics
 
     def group(self, position: int) -> Group:
         """The group at `position`, its rules normalised for this profile (built on first use)."""

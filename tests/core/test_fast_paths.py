@@ -117,15 +117,21 @@ def _reference_best(rules: list[Rule], path: str) -> bool:
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
 def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
-    """Property: the bucketed RuleSet decides as a scan of every rule does."""
+    """Property: the RuleSet (indexed, and before indexing) decides as a scan of every rule does."""
+    from unittest import mock
+
+    from robotskit import _pattern
+
     rules = [
         Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
         for i, (p, allow) in enumerate(patterns)
     ]
-    index = RuleSet(rules)
-    for path in paths:
-        best = index.best(path)
-        assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
+    for index_after in (1, 10**9):  # the index from the first check, and the plain scan
+        with mock.patch.object(_pattern, "INDEX_AFTER", index_after):
+            index = RuleSet(rules)
+            for path in paths:
+                best = index.best(path)
+                assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
 
 
 @settings(max_examples=300, deadline=None)
@@ -240,6 +246,7 @@ def test_rule_index_with_character_filter_equals_scan(patterns: list[tuple[str, 
             mock.patch.object(_pattern, "LONG_PATH", long_path),
             mock.patch.object(_pattern, "MANY_WILDCARDS", 0),
             mock.patch.object(_pattern, "SMALL_RULE_SET", 0),
+            mock.patch.object(_pattern, "INDEX_AFTER", 1),
         ):
             index = RuleSet(rules)
             for path in paths:

@@ -53,3 +53,32 @@ def test_hostile_lines_parse_fast(line: str) -> None:
     robots = robotskit.parse(body)
     robots.allowed("/x", "Bot")
     assert time.perf_counter() - started < BOUND_SECONDS
+
+
+def test_many_agents_in_one_group_stay_linear() -> None:
+    """20,000 user-agent lines in one group (a 500 KiB file of agents) parse and decide within a second."""
+    body = ("User-agent: *\n" + "".join(f"User-agent: bot{i}x\n" for i in range(20_000)) + "Disallow: /a\n").encode()
+    started = time.perf_counter()
+    robots = robotskit.parse(body)
+    assert not robots.allowed("/a", "bot19999x")
+    assert robots.allowed("/b", "MyBot")
+    assert time.perf_counter() - started < BOUND_SECONDS
+
+
+def test_corpus_urls_with_non_ascii_suffixes_stay_fast() -> None:
+    """Every corpus sample URL with a raw non-ASCII suffix is decided fast (a backtracking regex once hung here)."""
+    from tests.conftest import CORPUS, read_jsonl, require_shared
+
+    require_shared()
+    started = time.perf_counter()
+    checked = 0
+    for row in read_jsonl(CORPUS / "urls.jsonl"):
+        odd = [path for path in row["paths"] if not path.isascii()]
+        if not odd:
+            continue
+        robots = robotskit.parse((CORPUS / "files" / row["file"]).read_bytes())
+        for path in odd:
+            robots.allowed((row["base_url"] or "https://example.com") + path + "é", "Bot")
+            checked += 1
+    assert checked > 100
+    assert time.perf_counter() - started < 60
