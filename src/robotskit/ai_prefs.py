@@ -22,16 +22,29 @@ Group scoping (both keys): the groups that apply to the agent (RFC 9309 2.2.1 gr
 via `RobotsTxt.groups_for`). For Content-Signal only, when those groups carry no Content-Signal
 line, the `*` group's and ungrouped lines stand in, because Cloudflare presents the signal as a
 site-wide condition of access (the `scope` field says which happened).
+
+The value classes live in `robotskit._ai_prefs_model` and the RFC 9651 Dictionary parser in
+`robotskit._structured_fields`; both are re-exported here, the public home of every name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from robotskit._ai_prefs_model import (
+    SIGNAL_KEYS,
+    USAGE_LABELS,
+    ContentSignal,
+    ContentUsage,
+    Signal,
+    UsagePreference,
+    restrictiveness,
+)
 from robotskit._model import Group, Record
 from robotskit._pattern import pattern_matches
+from robotskit._structured_fields import parse_sf_dictionary
 from robotskit._url import (
     google_escape_pattern,
     path_params_query,
@@ -49,287 +62,23 @@ CONTENT_USAGE = "content-usage"
 LLM_POLICY = "llm-policy"
 LICENSE = "license"
 
-SIGNAL_KEYS = ("search", "ai-input", "ai-train")  # Cloudflare's three signals
-USAGE_LABELS = ("train-ai", "ai-use", "search")  # draft-ietf-aipref-vocab section 6.1
-
-
-def _yes_no(value: str) -> bool | None:
-    lowered = value.strip().lower()
-    if lowered == "yes":
-        return True
-    if lowered == "no":
-        return False
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Signal:
-    """One `key=value` of a Content-Signal line. `allowed` is True for yes, False for no, else None."""
-
-    key: str
-    value: str
-    line: int
-    path: str = ""
-
-    @property
-    def allowed(self) -> bool | None:
-        return _yes_no(self.value)
-
-
-@dataclass(frozen=True, slots=True)
-class ContentSignal:
-    """The Content-Signal preferences that speak to one agent (and URL, if one was given).
-
-    `signals` holds one entry per key (file order of first appearance), each with its line and
-    path. `scope` is "group" (from a group naming the agent) or "global" (the `*` group, or
-    lines outside any group). `lines` are the contributing line numbers. `scoped_paths` lists
-    the paths of path-scoped lines that were skipped because no URL was given.
-    """
-
-    signals: tuple[Signal, ...]
-    scope: str
-    lines: tuple[int, ...]
-    scoped_paths: tuple[str, ...] = ()
-
-    def get(self, key: str) -> Signal | None:
-        wanted = key.lower()
-        return next((s for s in self.signals if s.key == wanted), None)
-
-    def _flag(self, key: str) -> bool | None:
-        signal = self.get(key)
-        return None if signal is None else signal.allowed
-
-    @property
-    def search(self) -> bool | None:
-        return self._flag("search")
-
-    @property
-    def ai_input(self) -> bool | None:
-        return self._flag("ai-input")
-
-    @property
-    def ai_train(self) -> bool | None:
-        return self._flag("ai-train")
-
-    @property
-    def extra(self) -> tuple[Signal, ...]:
-        """Keys other than Cloudflare's three (e.g. `use=reference`), kept as written."""
-        return tuple(s for s in self.signals if s.key not in SIGNAL_KEYS)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope,
-            "lines": list(self.lines),
-            "signals": {
-                s.key: {"value": s.value, "allowed": s.allowed, "line": s.line, "path": s.path}
-                for s in self.signals
-            },
-            "scoped_paths": list(self.scoped_paths),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class UsagePreference:
-    """One category of a Content-Usage rule: `value` is the Token (`y`/`n`) or the raw member text."""
-
-    label: str
-    value: str
-    line: int
-
-    @property
-    def allowed(self) -> bool | None:
-        """vocab section 6.5: Token `y` allows, Token `n` disallows, anything else is unknown."""
-        return {"y": True, "n": False}.get(self.value)
-
-
-@dataclass(frozen=True, slots=True)
-class ContentUsage:
-    """The Content-Usage preferences for one URL and agent: the winning rule(s) and their values.
-
-    `path` is the winning rule's path as written ("" for a rule without a path, which covers
-    every URL). `preferences` holds one entry per label; when several rules share the winning
-    path, a label disallowed by any of them is disallowed (vocab section 7.1). `valid` is False
-    when a winning value failed to parse as an RFC 9651 Dictionary (all its preferences unknown).
-    """
-
-    path: str
-    preferences: tuple[UsagePreference, ...]
-    lines: tuple[int, ...]
-    raw: tuple[str, ...]
-    valid: bool = True
-
-    def get(self, label: str) -> UsagePreference | None:
-        return next((p for p in self.preferences if p.label == label), None)
-
-    def _flag(self, label: str) -> bool | None:
-        pref = self.get(label)
-        return None if pref is None else pref.allowed
-
-    @property
-    def train_ai(self) -> bool | None:
-        return self._flag("train-ai")
-
-    @property
-    def ai_use(self) -> bool | None:
-        return self._flag("ai-use")
-
-    @property
-    def search(self) -> bool | None:
-        return self._flag("search")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "lines": list(self.lines),
-            "raw": list(self.raw),
-            "valid": self.valid,
-            "preferences": {
-                p.label: {"value": p.value, "allowed": p.allowed, "line": p.line} for p in self.preferences
-            },
-        }
-
-
-# --- RFC 9651 Dictionary (only what Content-Usage needs: keys and Token/other bare items) -------
-
-_LCALPHA = "abcdefghijklmnopqrstuvwxyz"
-_KEY_FIRST = frozenset(_LCALPHA + "*")
-_KEY_REST = frozenset(_LCALPHA + "0123456789_-.*")
-_ALPHA = frozenset(_LCALPHA + _LCALPHA.upper())
-_TCHAR = frozenset("!#$%&'*+-.^_`|~0123456789") | _ALPHA
-_TOKEN_REST = _TCHAR | frozenset(":/")
-_BASE64 = frozenset(_LCALPHA + _LCALPHA.upper() + "0123456789+/=")
-
-
-class _SFError(ValueError):
-    """The text is not an RFC 9651 Dictionary."""
-
-
-class _Reader:
-    """A cursor over the field value; each method consumes one production of RFC 9651 section 4.2."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def peek(self) -> str:
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def skip(self, chars: str) -> None:
-        while self.peek() and self.peek() in chars:
-            self.pos += 1
-
-    def key(self) -> str:
-        if self.peek() not in _KEY_FIRST:
-            raise _SFError("bad key")
-        start = self.pos
-        while self.peek() in _KEY_REST:
-            self.pos += 1
-        return self.text[start : self.pos]
-
-    def bare_item(self) -> str:
-        """Return `tok:<token>` for Tokens, else `<kind>:<text>` (only Tokens carry preferences)."""
-        char = self.peek()
-        start = self.pos
-        if char == "-" or char.isdigit():
-            self.pos += 1
-            self.skip("0123456789.")
-            return "num:" + self.text[start : self.pos]
-        if char == '"':
-            self.pos += 1
-            while True:
-                char = self.peek()
-                if not char or not (" " <= char <= "~"):
-                    raise _SFError("unterminated string")
-                self.pos += 1
-                if char == "\\":
-                    if self.peek() not in ('"', "\\"):
-                        raise _SFError("bad escape")
-                    self.pos += 1
-                elif char == '"':
-                    return "str:" + self.text[start : self.pos]
-        if char == "*" or char in _ALPHA:
-            self.pos += 1
-            while self.peek() in _TOKEN_REST:
-                self.pos += 1
-            return "tok:" + self.text[start : self.pos]
-        if char == ":":
-            self.pos += 1
-            while self.peek() in _BASE64:
-                self.pos += 1
-            if self.peek() != ":":
-                raise _SFError("bad byte sequence")
-            self.pos += 1
-            return "bin:" + self.text[start : self.pos]
-        if char == "?":
-            self.pos += 1
-            if self.peek() not in ("0", "1"):
-                raise _SFError("bad boolean")
-            self.pos += 1
-            return "bool:" + self.text[start : self.pos]
-        raise _SFError("bad item")
-
-    def parameters(self) -> None:
-        # vocab 6.4: parameters carry no meaning; they are parsed only to be skipped.
-        while self.peek() == ";":
-            self.pos += 1
-            self.skip(" ")
-            self.key()
-            if self.peek() == "=":
-                self.pos += 1
-                self.bare_item()
-
-    def item_or_inner_list(self) -> str:
-        if self.peek() == "(":
-            self.pos += 1
-            while True:
-                self.skip(" ")
-                if self.peek() == ")":
-                    self.pos += 1
-                    self.parameters()
-                    return "list:"
-                self.bare_item()
-                self.parameters()
-                if self.peek() not in (" ", ")"):
-                    raise _SFError("bad inner list")
-        value = self.bare_item()
-        self.parameters()
-        return value
-
-    def dictionary(self) -> dict[str, str]:
-        """RFC 9651 4.2.2: members separated by `,` and optional whitespace; no trailing comma."""
-        result: dict[str, str] = {}
-        self.skip(" ")
-        while self.peek():
-            key = self.key()
-            if self.peek() == "=":
-                self.pos += 1
-                result[key] = self.item_or_inner_list()
-            else:
-                result[key] = "bool:?1"
-                self.parameters()
-            self.skip(" \t")
-            if not self.peek():
-                break
-            if self.peek() != ",":
-                raise _SFError("expected ','")
-            self.pos += 1
-            self.skip(" \t")
-            if not self.peek():
-                raise _SFError("trailing ','")
-        return result
-
-
-def parse_sf_dictionary(text: str) -> dict[str, str] | None:
-    """Parse an RFC 9651 Dictionary; values are `tok:<token>`, `str:...`, `bool:?1` etc.
-
-    Returns None when the text is not a Dictionary (vocab 6.5: then every preference is
-    unknown). A repeated key keeps its last value (RFC 9651 4.2.2).
-    """
-    try:
-        return _Reader(text).dictionary()
-    except _SFError:
-        return None
-
+__all__ = [
+    "CONTENT_SIGNAL",
+    "CONTENT_USAGE",
+    "LICENSE",
+    "LLM_POLICY",
+    "SIGNAL_KEYS",
+    "USAGE_LABELS",
+    "ContentSignal",
+    "ContentUsage",
+    "Signal",
+    "UsagePreference",
+    "content_signal",
+    "content_usage",
+    "licenses",
+    "llm_policies",
+    "parse_sf_dictionary",
+]
 
 # --- shared helpers ------------------------------------------------------------------------------
 
@@ -439,7 +188,10 @@ def content_signal(
             if current is None:
                 order.append(signal.key)
                 best[signal.key] = (priority, signal)
-            elif priority > current[0] or (priority == current[0] and _more_restrictive(signal, current[1])):
+            elif priority > current[0] or (
+                priority == current[0]
+                and restrictiveness(signal.allowed) > restrictiveness(current[1].allowed)
+            ):
                 best[signal.key] = (priority, signal)
     if not best:
         return None
@@ -449,11 +201,6 @@ def content_signal(
         lines=tuple(sorted(set(lines))),
         scoped_paths=tuple(dict.fromkeys(skipped)),
     )
-
-
-def _more_restrictive(new: Signal, old: Signal) -> bool:
-    rank = {False: 2, True: 1, None: 0}
-    return rank[new.allowed] > rank[old.allowed]
 
 
 # --- Content-Usage -------------------------------------------------------------------------------
@@ -491,13 +238,9 @@ def _combine_usage(rules: Iterable[_UsageRule]) -> tuple[tuple[UsagePreference, 
             value = item[4:] if item.startswith("tok:") else item
             pref = UsagePreference(label, value, rule.line)
             current = chosen.get(label)
-            if current is None or _usage_rank(pref) > _usage_rank(current):
+            if current is None or restrictiveness(pref.allowed) > restrictiveness(current.allowed):
                 chosen[label] = pref
     return tuple(chosen.values()), valid
-
-
-def _usage_rank(pref: UsagePreference) -> int:
-    return {False: 2, True: 1, None: 0}[pref.allowed]
 
 
 def content_usage(robots: RobotsTxt, url: str, agent: str | Agent | None) -> ContentUsage | None:
