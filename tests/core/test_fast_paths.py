@@ -231,7 +231,9 @@ def test_rfc_normalisation_equals_reference(text: str) -> None:
 
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
-def test_rule_index_with_character_filter_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
+def test_rule_index_with_character_filter_equals_scan(
+    patterns: list[tuple[str, bool]], paths: list[str]
+) -> None:
     """Property: bucket dispatch and the long-path character prefilter never change a verdict.
 
     Both only switch on for large rule sets and long paths; here they are forced on for small ones.
@@ -240,7 +242,10 @@ def test_rule_index_with_character_filter_equals_scan(patterns: list[tuple[str, 
 
     from robotskit import _pattern
 
-    rules = [Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p) for i, (p, allow) in enumerate(patterns)]
+    rules = [
+        Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
+        for i, (p, allow) in enumerate(patterns)
+    ]
     for long_path in (0, 10_000):
         with (
             mock.patch.object(_pattern, "LONG_PATH", long_path),

@@ -57,7 +57,9 @@ def test_hostile_lines_parse_fast(line: str) -> None:
 
 def test_many_agents_in_one_group_stay_linear() -> None:
     """20,000 user-agent lines in one group (a 500 KiB file of agents) parse and decide within a second."""
-    body = ("User-agent: *\n" + "".join(f"User-agent: bot{i}x\n" for i in range(20_000)) + "Disallow: /a\n").encode()
+    body = (
+        "User-agent: *\n" + "".join(f"User-agent: bot{i}x\n" for i in range(20_000)) + "Disallow: /a\n"
+    ).encode()
     started = time.perf_counter()
     robots = robotskit.parse(body)
     assert not robots.allowed("/a", "bot19999x")
