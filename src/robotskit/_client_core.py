@@ -126,7 +126,9 @@ class ClientCore(Generic[F]):
 
 def wrap_os_error(request: FetchRequest, exc: OSError) -> FetchError:
     # Adapters should raise FetchError; a stray socket error still means "unreachable".
-    return FetchError(f"{type(exc).__name__}: {exc}", url=request.url, kind="connection")
+    from robotskit.fetch._errors import os_error  # noqa: PLC0415 - keeps the fetch package lazy
+
+    return os_error(exc, request.url, request.url)
 
 
 class ClientBase(Generic[F, W]):

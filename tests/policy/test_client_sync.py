@@ -183,7 +183,9 @@ def test_os_error_from_adapter_is_unreachable(clock: FrozenClock) -> None:
 
     client = client_for(MockFetcher({ROBOTS: reset}), clock)
     decision = client.decide("https://example.com/")
-    assert decision.reason == "robots.txt unreachable (connection)"
+    assert not decision.allowed
+    # The stray OSError is classified like the adapters' own errors: a reset says "reset".
+    assert decision.reason == "robots.txt unreachable (reset)"
 
 
 def test_gemini_url_uses_gemini_fetcher_and_profile(clock: FrozenClock) -> None:

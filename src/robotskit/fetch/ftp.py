@@ -16,12 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ftplib
-import socket
-import ssl
 import time
 from urllib.parse import unquote, urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._errors import os_error
 from robotskit.fetch._types import FetchRequest, FetchResponse
 
 __all__ = ["AsyncFtpFetcher", "FtpFetcher"]
@@ -103,7 +102,7 @@ class FtpFetcher:
                 f"unexpected FTP reply from {host}:{port}: {exc}", url=request.url
             ) from exc
         except OSError as exc:
-            raise _os_error(exc, request.url, f"{host}:{port}") from exc
+            raise os_error(exc, request.url, f"{host}:{port}") from exc
         finally:
             ftp.close()
         return FetchResponse(
@@ -148,16 +147,6 @@ class FtpFetcher:
 def _settimeout(ftp: ftplib.FTP, seconds: float) -> None:
     if ftp.sock is not None:
         ftp.sock.settimeout(seconds)
-
-
-def _os_error(exc: OSError, url: str, where: str) -> FetchError:
-    if isinstance(exc, socket.gaierror):
-        return FetchError(f"DNS lookup failed for {where}: {exc}", url=url, kind="dns")
-    if isinstance(exc, ssl.SSLError):
-        return FetchError(f"TLS failure talking to {where}: {exc}", url=url, kind="tls")
-    if isinstance(exc, ConnectionResetError):
-        return FetchError(f"connection reset by {where}", url=url, kind="reset")
-    return FetchError(f"cannot talk to {where}: {exc}", url=url, kind="connection")
 
 
 class AsyncFtpFetcher:

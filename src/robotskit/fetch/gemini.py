@@ -27,6 +27,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._errors import os_error
 from robotskit.fetch._tofu import Pin, TofuStore, cert_not_after
 from robotskit.fetch._types import FetchRequest, FetchResponse
 
@@ -138,7 +139,7 @@ class AsyncGeminiFetcher:
                 f"TLS handshake with {host}:{port} failed: {exc}", url=request.url, kind="tls"
             ) from exc
         except OSError as exc:
-            raise _os_error(exc, request.url, f"{host}:{port}") from exc
+            raise os_error(exc, request.url, f"{host}:{port}") from exc
         try:
             self._pin(writer, host, port, request.url)
             writer.write(request.url.encode("utf-8") + b"\r\n")
@@ -154,7 +155,7 @@ class AsyncGeminiFetcher:
                 f"TLS failure talking to {host}:{port}: {exc}", url=request.url, kind="tls"
             ) from exc
         except OSError as exc:
-            raise _os_error(exc, request.url, f"{host}:{port}") from exc
+            raise os_error(exc, request.url, f"{host}:{port}") from exc
         finally:
             await _close(writer)
         return FetchResponse(
@@ -217,18 +218,6 @@ class AsyncGeminiFetcher:
                 break
             body += chunk
         return bytes(body[:limit]), len(body) > limit
-
-
-def _os_error(exc: OSError, url: str, where: str) -> FetchError:
-    import socket  # noqa: PLC0415 - only needed on the error path
-
-    if isinstance(exc, socket.gaierror):
-        return FetchError(f"DNS lookup failed for {where}: {exc}", url=url, kind="dns")
-    if isinstance(exc, ConnectionResetError):
-        return FetchError(f"connection reset by {where}", url=url, kind="reset")
-    if isinstance(exc, TimeoutError):
-        return FetchTimeout(f"timed out talking to {where}", url=url)
-    return FetchError(f"cannot talk to {where}: {exc}", url=url, kind="connection")
 
 
 async def _close(writer: asyncio.StreamWriter) -> None:
