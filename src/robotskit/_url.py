@@ -50,17 +50,18 @@ def patterns_need_normalising(joined: str, *, google: bool) -> bool:
 # Fast paths for the common URL shapes, exactly equivalent to `path_params_query` where they
 # match: an absolute URL whose scheme contains no '/', '?' or ';' (so its '://' is the first one
 # and marks the scheme, as in Google's test), or a bare path starting with a single '/'.
-_SCHEME_AUTHORITY = r"(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*|(?=/(?!/)))"
-FAST_GOOGLE_PATH = re.compile(_SCHEME_AUTHORITY + r"([/?;][^#]*)?")
+SCHEME_AUTHORITY = r"(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*|(?=/(?!/)))"
+FAST_GOOGLE_PATH = re.compile(SCHEME_AUTHORITY + r"([/?;][^#]*)?")
 # For rfc9309 the path must also need no normalisation; otherwise the match fails and the
 # caller takes the slow path.
+# Path characters no normalisation touches: printable ASCII less `"#$%*<>\\^`{|}` (and space).
+FAST_PATH_CHARACTERS = r"!&-)+-;=?-\[\]_a-z~"
 # An escape the normalisation leaves alone: upper-case hex of a byte that is not unreserved.
-_KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|[46]0|5[B-E]|7[B-DF]|[89A-F][0-9A-F])"
+KEPT_ESCAPE = r"%(?:[01][0-9A-F]|2[0-9A-CF]|3[A-F]|[46]0|5[B-E]|7[B-DF]|[89A-F][0-9A-F])"
 FAST_RFC_PATH = re.compile(
     # Possessive quantifiers: the path either is clean to its end or the match fails at once
     # (a nested `(?:[..]+|..)*` would backtrack exponentially on a hostile URL).
-    # The class is printable ASCII less `"#$%*<>\\^`{|}` (and space), spelled as ranges.
-    _SCHEME_AUTHORITY + r"([/?;](?:[!&-)+-;=?-\[\]_a-z~]++|" + _KEPT_ESCAPE + r")*+)?(?:#|\Z)"
+    SCHEME_AUTHORITY + r"([/?;](?:[" + FAST_PATH_CHARACTERS + r"]++|" + KEPT_ESCAPE + r")*+)?(?:#|\Z)"
 )
 
 

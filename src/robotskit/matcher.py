@@ -24,11 +24,14 @@ from robotskit._url import (
     rfc_match_path,
     rfc_normalise_pattern,
 )
+from robotskit._url_check import MAX_URL, UrlCheck, compile_url_check
 from robotskit.agents import MOST_RESTRICTIVE, Agent, as_agent, product_token
 from robotskit.parser import ParsedFile, RawRule
 from robotskit.profiles import Profile, group_token
 
 PREAMBLE_LABEL = "(rules before the first user-agent)"
+# Checks with one (profile, agent) before its rule set is compiled into one URL regex (_url_check).
+COMPILE_AFTER = 32
 _MAX_CACHED_PLANS = 2048
 
 REASON_NO_RULE = "no matching rule"
@@ -284,9 +287,22 @@ def make_checker(profile: Profile, plan: Plan) -> Checker:
     if not rule_sets:
         return _always_allowed
     if len(rule_sets) == 1:
-        best = rule_sets[0].best
+        rule_set = rule_sets[0]
+        best = rule_set.best
+        calls = 0
+        compiled: UrlCheck | None = None
 
         def check_one(url: str) -> bool:
+            nonlocal calls, compiled
+            if compiled is not None:
+                if len(url) <= MAX_URL:
+                    hit = compiled[0](url)
+                    if hit is not None:  # one regex answered the whole check
+                        return compiled[1][hit.lastindex or 0]
+            elif calls < COMPILE_AFTER:
+                calls += 1
+                if calls == COMPILE_AFTER:  # a hot rule set: compile it (None if not worth it)
+                    compiled = compile_url_check(rule_set.rules, profile)
             found = fast(url)
             if found is None:
                 path = slow(url)

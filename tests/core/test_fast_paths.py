@@ -270,3 +270,59 @@ def test_batch_normalisation_check_never_misses(values: list[str]) -> None:
     for google, normalise in ((False, rfc_normalise_pattern), (True, google_escape_pattern)):
         if not patterns_need_normalising(joined, google=google):
             assert all(normalise(value) == value for value in raw)
+
+
+_URL_TAILS = st.lists(
+    st.sampled_from(
+        ["/", "a", "b", "$", "*", "#", "?", ";", "%41", "%2F", "%c3", "é", " ", "robots.txt", "ab"]
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.tuples(_PATTERN, st.booleans()), max_size=10),
+    st.lists(
+        st.tuples(st.sampled_from(["", "https://h", "http://h:8", "//h", "gemini://g"]), _URL_TAILS),
+        max_size=6,
+    ),
+)
+def test_compiled_url_check_equals_decide(
+    patterns: list[tuple[str, bool]], urls: list[tuple[str, str]]
+) -> None:
+    """Property: wherever the one-regex compiled check answers, it answers as `decide` does."""
+    from robotskit._url_check import compile_url_check
+    from robotskit.profiles import PROFILES
+
+    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    for name in ("rfc9309", "google", "gemini"):
+        robots = robotskit.parse(body, name)
+        compiled = compile_url_check(robots.groups[0].rules if robots.groups else (), PROFILES[name])
+        assert compiled is not None
+        for head, tail in urls:
+            url = head + "/" + tail if head else "/" + tail
+            hit = compiled[0](url)
+            if hit is not None:
+                assert compiled[1][hit.lastindex or 0] is robots.decide(url, "Bot").allowed, (name, url)
+
+
+def test_hot_rule_set_uses_the_compiled_check() -> None:
+    """After enough checks the compiled URL regex answers, with the same verdicts as before."""
+    from robotskit import matcher
+
+    robots = robotskit.parse(b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisallow: /*.pdf$\n")
+    urls = [
+        "https://h/private/x",
+        "https://h/private/ok",
+        "https://h/a.pdf",
+        "https://h/a.pdf?x",
+        "/robots.txt",
+    ]
+    expected = [robots.decide(url, "Bot").allowed for url in urls]
+    for _ in range(matcher.COMPILE_AFTER + 1):
+        assert [robots.allowed(url, "Bot") for url in urls] == expected
+    check = robots._checkers[("rfc9309", "Bot")]
+    assert check.__closure__ is not None
+    cells = [cell.cell_contents for cell in check.__closure__ if isinstance(cell.cell_contents, tuple)]
+    assert any(len(cell) == 2 and callable(cell[0]) for cell in cells), "the compiled check was never built"
