@@ -79,6 +79,7 @@ class View:
         "_plans",
         "_profile",
         "_rule_sets",
+        "_tokens",
         "global_groups",
         "index",
         "preamble",
@@ -90,7 +91,8 @@ class View:
         self._normalise = rfc_normalise_pattern if profile.normalise_urls else google_escape_pattern
         index: dict[str, list[int]] = {}
         global_groups: list[int] = []
-        self._compiled: dict[int, Group] = {}
+        self._compiled: dict[int, Group] = {}  # groups whose rules were normalised, by position
+        self._tokens: list[tuple[str, ...]] = []  # every group's tokens, known from the start
         for position, raw in enumerate(parsed.groups):
             # dict, not list: a group may name thousands of agents (a set keeps this linear)
             tokens: dict[str, None] = {}
@@ -103,7 +105,7 @@ class View:
                     global_groups.append(position)
                 else:
                     index.setdefault(token, []).append(position)
-            self._compiled[position] = Group(position, tuple(tokens), (), (), (), line=raw.agents[0][0])
+            self._tokens.append(tuple(tokens))
         self.index: dict[str, tuple[int, ...]] = {token: tuple(found) for token, found in index.items()}
         self.global_groups: tuple[int, ...] = tuple(global_groups)
         self.preamble: Group | None = None
@@ -130,17 +132,17 @@ class View:
 
     def group(self, position: int) -> Group:
         """The group at `position`, its rules normalised for this profile (built on first use)."""
-        group = self._compiled[position]
-        if group.agent_lines:
+        group = self._compiled.get(position)
+        if group is not None:
             return group
         raw = self._parsed.groups[position]
         group = Group(
             index=position,
-            agents=group.agents,
+            agents=self._tokens[position],
             agent_lines=tuple(line for line, _ in raw.agents),
             raw_agents=tuple(to_text(value) for _, value in raw.agents),
             rules=_compile_rules(raw.rules, self._normalise, self._profile),
-            line=group.line,
+            line=raw.agents[0][0],
         )
         self._compiled[position] = group
         return group
