@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from robotskit._checker import Checker, make_checker
 from robotskit._lexer import DEFAULT_MAX_BYTES, lex
 from robotskit._model import Decision, Diagnostic, Group, Line, Record
 from robotskit.agents import Agent
@@ -20,7 +21,7 @@ from robotskit.extensions import (
     parse_crawl_delay,
     parse_request_rate,
 )
-from robotskit.matcher import Checker, View, decide, make_checker
+from robotskit.matcher import View, decide
 from robotskit.parser import parse_file
 from robotskit.profiles import PROFILES, RFC9309, Profile, get_profile, profile_for_url
 

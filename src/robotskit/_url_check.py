@@ -11,7 +11,7 @@ The first alternative that matches is the deciding rule (SPEC.md 3: longest patt
 ties), and the final empty alternative means "no rule matched". Wildcards become atomic lazy
 groups over `[^#]` (the path, never the fragment), so a pattern cannot backtrack into itself:
 each alternative costs at most linear time in the path. A URL the expression does not match
-(a path that needs normalising, an odd shape) takes the ordinary path in `matcher.make_checker`.
+(a path that needs normalising, an odd shape) takes the ordinary path in `_checker.make_checker`.
 Only modest rule sets are compiled, and only modest URLs use the result: a huge or hostile rule
 set stays with the index in `_pattern`, whose cost does not grow with the number of rules.
 """

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robotskit
+from robotskit import _checker
 from robotskit._lexer import cap_line, lex_line, prepare, rows, split_lines
 from robotskit._model import LineKind, Rule, RuleKind
 from robotskit._pattern import RuleSet, pattern_matches
@@ -309,7 +310,6 @@ def test_compiled_url_check_equals_decide(
 
 def test_hot_rule_set_uses_the_compiled_check() -> None:
     """After enough checks the compiled URL regex answers, with the same verdicts as before."""
-    from robotskit import matcher
 
     robots = robotskit.parse(b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\nDisallow: /*.pdf$\n")
     urls = [
@@ -320,7 +320,7 @@ def test_hot_rule_set_uses_the_compiled_check() -> None:
         "/robots.txt",
     ]
     expected = [robots.decide(url, "Bot").allowed for url in urls]
-    for _ in range(matcher.COMPILE_AFTER + 1):
+    for _ in range(_checker.COMPILE_AFTER + 1):
         assert [robots.allowed(url, "Bot") for url in urls] == expected
     check = robots._checkers[("rfc9309", "Bot")]
     assert check.__closure__ is not None
