@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 
 from robotskit._model import Rule
 
@@ -55,6 +56,17 @@ def pattern_matches(pattern: str, path: str) -> bool:
     """True if the normalised `pattern` matches `path` (the unindexed form, for explain and tests)."""
     segments, anchored = split_pattern(pattern)
     return glob_match(segments, anchored, path)
+
+
+def _kept(rules: Iterable[Rule]) -> tuple[Rule, ...]:
+    """SPEC 2: an empty pattern is no rule. Paths always start with '/', so a pattern starting
+    with anything but '/' or '*' can never match (Google keeps them and never matches them)."""
+    every = tuple(rules)
+    # One C-level pass tells whether any pattern must go; usually none does and the tuple is
+    # kept as given.
+    if _UNMATCHABLE.search("\n" + "\n".join(map(_pattern_of, every))) is not None:
+        every = tuple(rule for rule in every if rule.pattern[:1] in ("/", "*"))
+    return every
 
 
 def _dispatch_key(pattern: str) -> str | None:
@@ -123,6 +135,10 @@ MANY_WILDCARDS = 16
 SMALL_RULE_SET = 32
 # Checks answered by a plain scan before the index is built.
 INDEX_AFTER = 4
+# In "\n" + the "\n"-joined patterns of a rule set: a pattern that is empty or starts with
+# neither '/' nor '*'. Led by a literal, so the regex engine skips ahead to each "\n" in C.
+_UNMATCHABLE = re.compile(r"\n(?![/*])")
+_pattern_of = itemgetter(2)  # Rule.pattern, without the property call
 
 
 def _wildcard(rule: Rule, segments: tuple[str, ...]) -> Wildcard:
@@ -236,19 +252,24 @@ class RuleSet:
     __slots__ = (
         "_anywhere",
         "_buckets",
+        "_build",
         "_calls",
         "_contains",
         "_many_wildcards",
         "_only",
+        "_rule_at",
+        "_rules",
         "_suffixes",
-        "rules",
+        "_text",
     )
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        # SPEC 2: an empty pattern is no rule. Paths always start with '/', so a pattern starting
-        # with anything but '/' or '*' can never match (Google keeps them and never matches them).
-        kept = [rule for rule in rules if rule.pattern[:1] in ("/", "*")]
-        self.rules: tuple[Rule, ...] = tuple(kept)
+        self._rules: tuple[Rule, ...] | None = _kept(rules)
+        # Deferred sets only (see `deferred`): the patterns as "\n" + joined + "\n", and how
+        # to build the rules.
+        self._text = ""
+        self._build: Callable[[], Iterable[Rule]] | None = None
+        self._rule_at: Callable[[int, str], Rule] | None = None
         # The index is built on the INDEX_AFTER-th check: a file checked once or twice (a batch
         # audit, a one-off CLI run) never pays for it, a crawler's hot host pays once.
         self._calls = 0
@@ -258,6 +279,41 @@ class RuleSet:
         self._contains: tuple[Callable[[str], re.Match[str] | None], tuple[Wildcard, ...]] | None = None
         self._suffixes: tuple[tuple[str, ...], tuple[Wildcard, ...]] | None = None
         self._many_wildcards = False
+
+    @classmethod
+    def deferred(
+        cls, patterns: str, build: Callable[[], Iterable[Rule]], rule_at: Callable[[int, str], Rule]
+    ) -> RuleSet:
+        """A rule set whose `Rule`s are only built when needed (the index, `matching`, `.rules`).
+
+        `build()` returns the rules, `patterns` their patterns joined by "\n" (none holds one),
+        and `rule_at(i, pattern)` equals the i-th rule `build` returns. Until the index is built
+        a check reads `patterns` with C-level searches for the lines that could match, so the
+        first checks of a big group cost little more than one pass over its text.
+        """
+        rule_set = cls(())
+        rule_set._rules = None
+        rule_set._text = "\n" + patterns + "\n"
+        rule_set._build = build
+        rule_set._rule_at = rule_at
+        return rule_set
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules that can match some path, in the order given."""
+        rules = self._rules
+        if rules is None:
+            assert self._build is not None
+            rules = self._rules = _kept(self._build())  # idempotent: racing threads build equal tuples
+        return rules
+
+    @property
+    def empty(self) -> bool:
+        """True if no rule can match any path (without building a deferred set's rules)."""
+        if self._rules is not None:
+            return not self._rules
+        text = self._text
+        return "\n/" not in text and "\n*" not in text
 
     def _build_index(self) -> None:
         kept = self.rules
@@ -303,11 +359,34 @@ class RuleSet:
                 best, best_length = rule, length
         return best
 
+    def _scan_text(self, path: str) -> Rule | None:
+        """`_scan` on a deferred set's text, building a `Rule` only for the patterns that match."""
+        rule_at = self._rule_at
+        assert rule_at is not None
+        best: Rule | None = None
+        best_length = 1  # skips the empty lines: an empty pattern is no rule
+        position = -2  # the text starts and ends with "\n": pattern i is line i + 1
+        for pattern in self._text.split("\n"):
+            position += 1
+            if len(pattern) < best_length:
+                continue  # shorter than the best match: cannot outrank it
+            if "*" in pattern or pattern[-1] == "$":
+                if not pattern_matches(pattern, path):
+                    continue
+            elif not path.startswith(pattern):
+                continue
+            rule = rule_at(position, pattern)
+            if _outranks(rule, best):
+                best, best_length = rule, len(pattern)
+        return best
+
     def best(self, path: str) -> Rule | None:
         """The deciding rule for `path`, or None when no rule matches."""
         if self._calls >= 0:
             self._calls += 1
             if self._calls < INDEX_AFTER:
+                if self._rules is None and "\n" not in path:
+                    return self._scan_text(path)
                 return self._scan(path)
             self._build_index()
         bucket = self._only or self._buckets.get(path[1:2])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from robotskit._checker import Checker, make_checker
+from robotskit._checker import Check, Matcher, make_checker
 from robotskit._lexer import DEFAULT_MAX_BYTES, lex
 from robotskit._model import Decision, Diagnostic, Group, Line, Record
 from robotskit.agents import Agent
@@ -36,6 +36,11 @@ _NO_AGENT = object()
 
 def _never_called(url: str) -> bool:  # pragma: no cover - guarded by _NO_AGENT
     raise AssertionError("no checker cached yet")
+
+
+_NO_CHECK = Check(_never_called)
+# (agent, its check's URL regex, that regex's verdicts, the check)
+_LastCheck = tuple[object, Matcher, tuple[bool, ...], Check]
 
 
 class RobotsTxt:
@@ -72,10 +77,10 @@ class RobotsTxt:
         self._parsed = parse_file(data, max_bytes, robots_url)
         self._views: dict[str, View] = {}
         # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
-        self._checkers: dict[tuple[str, AgentLike], Checker] = {}
+        self._checkers: dict[tuple[str, AgentLike], Check] = {}
         # The last (agent, check) asked for under the parse profile (or rfc9309 when chosen by
         # scheme): a crawler asks with the same agent object again and again.
-        self._last: tuple[object, Checker] = (_NO_AGENT, _never_called)
+        self._last: _LastCheck = (_NO_AGENT, _NO_CHECK.url_match, _NO_CHECK.verdicts, _NO_CHECK)
         self._lines: tuple[Line, ...] | None = None
 
     # -- decisions ---------------------------------------------------------------------------
@@ -89,27 +94,31 @@ class RobotsTxt:
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
+        # The same caller asking again is the common case: `_last` holds its compiled check's
+        # URL regex and verdicts (see _checker), so most checks are this one regex match.
+        last = self._last  # one tuple, read atomically: safe under threads
+        if agent is last[0]:
+            hit = last[1](url)
+            if hit is not None:
+                # never None: every alternative of the regex ends in a marker group
+                return last[2][hit.lastindex]  # type: ignore[index]
+            if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
+                same = last[3]
+                answer = same.after_miss(url)
+                if same.url_match is not last[1]:  # compiled by this very call
+                    self._last = (agent, same.url_match, same.verdicts, same)
+                return answer
         profile = self._profile
         if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
-            if url[:1] in "gG":
-                profile = profile_for_url(url)
-            else:
-                last = self._last  # one tuple, read atomically: safe under threads
-                if agent is last[0]:
-                    return last[1](url)  # the same caller asking again: the common case
-                profile = _RFC
-        else:
-            last = self._last
-            if agent is last[0]:
-                return last[1](url)
+            profile = profile_for_url(url) if url[:1] in "gG" else _RFC
         check = self._checkers.get((profile.name, agent))
         if check is None:
             check = self._checker(url, agent)
         if profile is self._profile or profile is _RFC:
-            self._last = (agent, check)
+            self._last = (agent, check.url_match, check.verdicts, check)
         return check(url)
 
-    def _checker(self, url: str, agent: AgentLike) -> Checker:
+    def _checker(self, url: str, agent: AgentLike) -> Check:
         view, profile = self._resolve(url)
         if len(self._checkers) >= _MAX_CHECKERS:
             self._checkers.clear()

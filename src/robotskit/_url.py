@@ -12,6 +12,7 @@ as UTF-8 before escaping.
 
 from __future__ import annotations
 
+import codecs
 import re
 
 _HEX = "0123456789ABCDEFabcdef"
@@ -176,10 +177,65 @@ def _rfc_normalise(text: str, *, escape_specials: bool, raw_bytes: bool) -> str:
 
 
 def rfc_normalise_path(path: str) -> str:
-    """Normalise a URL path for the rfc9309 and gemini profiles (SPEC.md 1)."""
-    if _PATH_NEEDS_WORK.search(path) is None:
-        return path
-    return _rfc_normalise(path, escape_specials=True, raw_bytes=False)
+    """Normalise a URL path for the rfc9309 and gemini profiles (SPEC.md 1).
+
+    One left-to-right pass of `_PATH_TOKEN` does what `_rfc_normalise` does in two (escapes,
+    then `translate`), calling back only for the characters that change; a string that needs
+    nothing comes back as the same object. It also normalises a whole URL correctly: it never
+    creates or removes the characters that delimit scheme, authority, path and fragment.
+    """
+    if not path.isascii():
+        path = path.encode("utf-8", "surrogatepass").decode("latin-1")
+    return _PATH_TOKEN.sub(_normalised_token, path)
+
+
+# Any character the path table encodes, or '%' with the two hex digits of an escape when they
+# follow: one character class first, so the regex engine scans for it in a tight loop. A '%'
+# that starts no escape comes back unchanged, as `_PERCENT_ESCAPE.sub` leaves it.
+_PATH_TOKEN = re.compile(r'[\x00-\x20\x7f-\xff"<>\\^`{|}*$%](?:(?<=%)[0-9A-Fa-f]{2})?')
+_PATH_REPLACEMENTS: dict[str, str] = {chr(code): escape for code, escape in _PATH_TABLE.items()}
+_PATH_REPLACEMENTS["%"] = "%"
+_PATH_REPLACEMENTS.update(
+    {
+        "%" + high + low: (
+            chr(int(high + low, 16))
+            if chr(int(high + low, 16)) in _UNRESERVED
+            else "%" + (high + low).upper()
+        )
+        for high in _HEX
+        for low in _HEX
+    }
+)
+
+
+def _normalised_token(match: re.Match[str]) -> str:
+    return _PATH_REPLACEMENTS[match[0]]
+
+
+def rfc_decode_escapes(text: str) -> str:
+    """The escape step of the rfc9309 normalisation alone: `%7e` -> `~`, `%c3` -> `%C3`.
+
+    The full normalisation of t is this followed by encoding the characters the path table
+    encodes (the two steps commute with encoding non-ASCII text as UTF-8). Only the escapes that
+    change are matched, which cannot shift the others: an escape's hex digits never start one.
+    Text with nothing to change comes back as the same object after one scan for '%'. This is
+    the cheap repair for URLs that spell letters as escapes, before `_url_check` judges them
+    (which accepts only upper-case kept escapes, and raw characters only where the rule set
+    cannot tell them from their escapes).
+    """
+    return _CHANGING_ESCAPE.sub(_normalised_token, text)
+
+
+# An escape the normalisation changes: of an unreserved byte (2D 2E 30-39 41-5A 5F 61-7A 7E),
+# or written with a lower-case hex digit.
+_CHANGING_ESCAPE = re.compile(
+    r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|2[DE]|3[0-9]|[46][1-9A-F]|5[0-9AF]|7[0-9AE])"
+)
+
+
+def rfc_slow_match_path(url: str) -> str:
+    """`rfc_match_path` for a URL known to miss its fast shapes: skips the fast attempt."""
+    return rfc_normalise_path(google_match_path(url))
 
 
 def rfc_normalise_pattern(value: str) -> str:
@@ -187,6 +243,89 @@ def rfc_normalise_pattern(value: str) -> str:
     if _PATTERN_NEEDS_WORK.search(value) is None:
         return value
     return _rfc_normalise(value, escape_specials=False, raw_bytes=True)
+
+
+# Normalising a whole group's pattern values at once, joined by "\n" (values never hold one):
+# a few C-level passes over one string instead of a few Python calls per value. Equal to the
+# per-value functions above, value by value (tests/core/test_first_check_equivalence.py).
+#
+# `re.sub` finds the same `%xx` as a left-to-right scan would (an escape holds no '%', so
+# escapes never overlap), and "\n" is no hex digit, so no escape spans two values. Only the
+# escapes a normalisation changes are matched: most files spell theirs in upper case already.
+_RFC_CHANGED_ESCAPE = re.compile(
+    # any lower-case hex digit, or the upper-case escape of an unreserved character
+    r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|2[DE]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE])"
+)
+_LOWER_CASE_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F])")
+_RFC_ESCAPE_FORMS = {
+    "%" + high + low: (
+        chr(int(high + low, 16)) if chr(int(high + low, 16)) in _UNRESERVED else "%" + (high + low).upper()
+    )
+    for high in _HEX
+    for low in _HEX
+}
+# Runs of non-ASCII characters (bytes >= 0x80) are percent-encoded by the ASCII codec with this
+# error handler: the codec scans in C and calls it once per run, where `str.translate` would
+# look each character up in a dict.
+_PERCENT_ENCODE = "robotskit.percent-encode"
+
+
+def _percent_encode_run(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    run = error.object[error.start : error.end].encode("latin-1")  # latin-1 text: one char per byte
+    return "%" + run.hex("%").upper(), error.end
+
+
+codecs.register_error(_PERCENT_ENCODE, _percent_encode_run)
+# The ASCII characters the rfc9309 pattern table leaves as they are, and the "\n" joins: deleting
+# them from the text in C leaves the characters still to encode.
+_PATTERN_KEEPS = bytes(code for code in range(0x80) if code not in _PATTERN_TABLE) + b"\n"
+# A '$' that does not end its value is literal.
+_INNER_DOLLAR = re.compile(r"\$(?!\n|\Z)")
+
+
+def _rfc_escape_form(match: re.Match[str]) -> str:
+    return _RFC_ESCAPE_FORMS[match.group()]
+
+
+def _upper_case_escape(match: re.Match[str]) -> str:
+    return match.group().upper()
+
+
+def rfc_normalise_patterns(joined: str) -> str:
+    """`rfc_normalise_pattern` of each of the "\\n"-joined values, joined again.
+
+    The passes may run one after the other: each one's output (unreserved characters, `%XX`)
+    holds nothing a later pass changes, as in the single `translate` of the per-value function.
+    """
+    if "%" in joined:
+        joined = _RFC_CHANGED_ESCAPE.sub(_rfc_escape_form, joined)
+    if not joined.isascii():
+        try:
+            joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
+        except UnicodeEncodeError:  # a character beyond latin-1: no byte, left as it is
+            return "\n".join(map(rfc_normalise_pattern, joined.split("\n")))
+    left = joined.encode("ascii").translate(None, _PATTERN_KEEPS)
+    if left:
+        for code in set(left):
+            if code != 0x24:  # '$'
+                joined = joined.replace(chr(code), _PCT_ESCAPES[code])
+        if 0x24 in left:
+            joined = _INNER_DOLLAR.sub("%24", joined)
+    return joined
+
+
+def google_escape_patterns(joined: str) -> str:
+    """`google_escape_pattern` of each of the "\\n"-joined values, joined again."""
+    if "%" in joined:
+        joined = _LOWER_CASE_ESCAPE.sub(_upper_case_escape, joined)
+    if not joined.isascii():
+        try:
+            joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
+        except UnicodeEncodeError:  # a character beyond latin-1: no byte, left as it is
+            return "\n".join(map(google_escape_pattern, joined.split("\n")))
+    return joined
 
 
 def scheme_of(url: str) -> str:

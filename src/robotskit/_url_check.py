@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from robotskit._model import Rule, RuleKind
 from robotskit._pattern import split_pattern
@@ -30,25 +31,72 @@ MAX_RULES = 160
 MAX_WILDCARDS = 24
 MAX_URL = 2048
 
-UrlCheck = tuple[Callable[[str], "re.Match[str] | None"], tuple[bool, ...]]
-
 
 def _rule_source(pattern: str) -> str:
-    """The regex for one normalised pattern, matched at the start of the path."""
+    """The regex for one normalised pattern, matched at the start of the path.
+
+    Middle segments must match leftmost (atomic lazy runs), as the linear matcher does; the
+    last segment only has to occur somewhere after them, so it takes a greedy run, which the
+    regex engine scans in C with a first-character test instead of one recursive step per
+    position. Trailing `*`s of an unanchored pattern match anything and are dropped.
+    """
     segments, anchored = split_pattern(pattern)
+    if not anchored:
+        while len(segments) > 1 and not segments[-1]:
+            segments = segments[:-1]
     parts = [re.escape(segments[0])]
     for segment in segments[1:-1]:
         if segment:
             parts.append(f"(?>[^#]*?{re.escape(segment)})")
     if len(segments) > 1:
-        last = segments[-1]
-        if anchored:
-            parts.append(f"[^#]*{re.escape(last)}")
-        elif last:
-            parts.append(f"(?>[^#]*?{re.escape(last)})")
+        parts.append(f"[^#]*{re.escape(segments[-1])}")
     if anchored:
         parts.append("(?=#|\\Z)")
     return "".join(parts)
+
+
+# Characters the rfc9309 normalisation encodes as `%HH` (non-ASCII, controls, space, `"<>\\^`{|}`,
+# `*`, `$`), all but '#' (ends the path) and '%' (escapes are judged by KEPT_ESCAPE).
+RAW_SAFE_CHARACTERS = r'\x00-\x20\x7f-\U0010ffff"<>\\^`{|}*$'
+_UPPER_HEX = frozenset("0123456789ABCDEF")
+
+
+def _raw_characters_safe(rules: Sequence[Rule]) -> bool:
+    """Whether a path may keep the characters in RAW_SAFE_CHARACTERS raw for this rule set.
+
+    Normalising turns such a character x into `%HH`. No normalised pattern can match x itself
+    (patterns carry those characters escaped). If no pattern contains '%', no literal can match
+    the '%' of `%HH` either, so the escape can only matter to a literal that starts on one of its
+    hex digits: a segment after a `*` starting with 0-9 or A-F (the first segment is anchored at
+    the path's start, before any escape). Without such patterns, every pattern matches the raw
+    path exactly when it matches the normalised one (a `$` anchor included: a path ending in x or
+    in `%HH` ends in no literal of such a pattern), so the verdict is the same.
+    """
+    for rule in rules:
+        pattern = rule.pattern
+        if "%" in pattern:
+            return False
+        if "*" in pattern:
+            for segment in split_pattern(pattern)[0][1:]:
+                if segment[:1] in _UPPER_HEX:
+                    return False
+    return True
+
+
+class UrlCheck(NamedTuple):
+    """A compiled rule set: three anchored matchers and the verdict of each marker group.
+
+    `url` takes a raw URL and fails (None) unless its fast shapes apply; `url_escaped` is the
+    same for a URL with '%' escapes (a rule set whose `url` refuses every '%'), `path` takes a
+    path already extracted and normalised, and matches unless it is longer than MAX_URL. Either
+    way `verdicts[m.lastindex]` is the answer: every alternative, the final "no rule" one
+    included, ends in an empty marker group, so the last group to close names the decision.
+    """
+
+    url: Callable[[str], re.Match[str] | None]
+    url_escaped: Callable[[str], re.Match[str] | None]
+    path: Callable[[str], re.Match[str] | None]
+    verdicts: tuple[bool, ...]
 
 
 def compile_url_check(rules: Sequence[Rule], profile: Profile) -> UrlCheck | None:
@@ -60,26 +108,44 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile) -> UrlCheck | Non
     ordered = sorted(usable, key=lambda rule: (-len(rule.pattern), not rule.allow, rule.line))
     # Every path starts with '/'. When every pattern does too, match it once: each alternative
     # then starts with the path's second character, and the regex engine skips an alternative
-    # whose first literal differs after a single comparison.
+    # whose first literal differs after a single comparison (the marker group comes last for
+    # that reason: an alternative that opens with a group is entered before it can fail).
     shared = "/" if all(rule.pattern[0] == "/" for rule in ordered) else ""
     alternatives: list[str] = []
-    verdicts: list[bool] = [True]  # group 0 / no group: the empty alternative, no rule matched
+    verdicts: list[bool] = [True]  # group 0 is the whole match, never a marker
     if profile.robots_txt_always_allowed:
         robots_txt = "/robots\\.txt(?=#|\\Z)"
-        alternatives.append(f"({robots_txt[len(shared) :]})")  # RFC 9309 2.2.2, before every rule
+        alternatives.append(f"{robots_txt[len(shared) :]}()")  # RFC 9309 2.2.2, before every rule
         verdicts.append(True)
     for rule in ordered:
-        alternatives.append(f"({_rule_source(rule.pattern)[len(shared) :]})")
+        alternatives.append(f"{_rule_source(rule.pattern)[len(shared) :]}()")
         verdicts.append(rule.kind is RuleKind.ALLOW)
-    alternatives.append("")
+    alternatives.append("()")  # no rule matched
+    verdicts.append(True)
+    rules_source = shared + "(?:" + "|".join(alternatives) + ")"
+    # Long input never reaches the alternatives (their cost grows with its length): the
+    # possessive bounded run costs O(1) in DOTALL mode, where '.' needs no per-character test.
+    short = f"(?=.{{0,{MAX_URL}}}+\\Z)"
+    # Without a chosen profile a gemini:// URL is judged by the gemini profile, not this one.
+    not_gemini = "" if profile.name == "gemini" else "(?![Gg][Ee][Mm][Ii][Nn][Ii]://)"
+    primary = escaped = short + not_gemini + SCHEME_AUTHORITY + "(?=/)" + rules_source
     if profile.normalise_urls:
-        # The path must be one the rfc9309 normalisation leaves unchanged (as FAST_RFC_PATH).
-        clean = f"(?=/(?:[{FAST_PATH_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
-    else:
-        clean = "(?=/)"  # Google matches the path as given; '?' or ';' first take the slow path
-    source = SCHEME_AUTHORITY + clean + shared + "(?:" + "|".join(alternatives) + ")"
+        # The path must be one the rfc9309 normalisation leaves unchanged (as FAST_RFC_PATH), or
+        # differ from it only where no pattern of this set can tell (see `_raw_characters_safe`).
+        if _raw_characters_safe(ordered):
+            # Then only '%' can matter, and a URL without one needs no path scan at all: one
+            # run to the end that stops at a '%' (a single-character loop in the regex engine).
+            clean = f"(?=/(?:[{FAST_PATH_CHARACTERS}{RAW_SAFE_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
+            primary = f"(?=[^%]{{0,{MAX_URL}}}+\\Z)" + not_gemini + SCHEME_AUTHORITY + "(?=/)" + rules_source
+        else:
+            clean = f"(?=/(?:[{FAST_PATH_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
+            primary = short + not_gemini + SCHEME_AUTHORITY + clean + rules_source
+        escaped = short + not_gemini + SCHEME_AUTHORITY + clean + rules_source
+    # (google matches the path as given: only a path starting at '?' or ';' takes the slow path)
     try:
-        compiled = re.compile(source, re.DOTALL)
+        url = re.compile(primary, re.DOTALL)
+        url_escaped = url if escaped == primary else re.compile(escaped, re.DOTALL)
+        path = re.compile(short + rules_source, re.DOTALL)
     except (re.error, RecursionError, OverflowError):  # pragma: no cover - defensive
         return None
-    return compiled.match, tuple(verdicts)
+    return UrlCheck(url.match, url_escaped.match, path.match, tuple(verdicts))

@@ -9,22 +9,27 @@ rule set for its best match.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any, cast
 
 from robotskit._lexer import to_text
 from robotskit._model import Decision, Diagnostic, Group, Rule, RuleKind, Severity, TokenVerdict
 from robotskit._pattern import RuleSet
 from robotskit._url import (
     google_escape_pattern,
+    google_escape_patterns,
     google_match_path,
     patterns_need_normalising,
     rfc_match_path,
     rfc_normalise_pattern,
+    rfc_normalise_patterns,
 )
 from robotskit.agents import MOST_RESTRICTIVE, Agent, as_agent, product_token
 from robotskit.parser import ParsedFile, RawRule
-from robotskit.profiles import Profile, group_token
+from robotskit.profiles import Profile, cached_group_token, group_token, group_token_cache
 
 PREAMBLE_LABEL = "(rules before the first user-agent)"
 _MAX_CACHED_PLANS = 2048
@@ -35,18 +40,59 @@ REASON_DISALLOW = "matched disallow rule"
 REASON_ROBOTS_TXT = "implicitly allowed /robots.txt"
 REASON_NO_GROUP = "no group applies"
 
+# A raw rule's allow flag -> its kind (False indexes 0).
+_KINDS = (RuleKind.DISALLOW, RuleKind.ALLOW)
+# tuple.__new__(Rule, fields): a `Rule` without the Python-level constructor.
+_new_tuple = cast(Callable[[Any, Any], Rule], tuple.__new__)
 
-@dataclass(frozen=True, slots=True)
+
 class Judgement:
-    """One token judged alone: its label, the groups used, and their merged rules."""
+    """One token judged alone: its label, the groups used, and their merged rules.
 
-    label: str
-    groups: tuple[Group, ...]
-    rules: RuleSet | None  # None: no group applies to this token
+    The groups are built when first asked for: a check only needs the rule set, which can
+    answer the first checks without the groups' `Rule`s (see `RuleSet.deferred`).
+    """
+
+    __slots__ = ("_groups", "_view", "label", "positions", "rules")
+
+    def __init__(
+        self,
+        label: str,
+        rules: RuleSet | None,  # None: no group applies to this token
+        *,
+        view: View | None = None,
+        positions: tuple[int, ...] = (),
+        groups: tuple[Group, ...] | None = None,
+    ) -> None:
+        self.label = label
+        self.rules = rules
+        self.positions = positions
+        self._view = view
+        self._groups = groups
+
+    @property
+    def groups(self) -> tuple[Group, ...]:
+        groups = self._groups
+        if groups is None:
+            view = self._view
+            assert view is not None
+            groups = self._groups = tuple(view.group(position) for position in self.positions)
+        return groups
+
+    @property
+    def applies(self) -> bool:
+        """True if any group applies to this token."""
+        return bool(self._groups) if self._groups is not None else bool(self.positions)
 
     @property
     def group_lines(self) -> tuple[int, ...]:
+        if self._groups is None and self._view is not None:
+            groups = self._view._parsed.groups
+            return tuple(line for position in self.positions for line, _ in groups[position].agents)
         return tuple(line for group in self.groups for line in group.agent_lines)
+
+    def __repr__(self) -> str:
+        return f"Judgement(label={self.label!r}, positions={self.positions!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +115,11 @@ class View:
     __slots__ = (
         "_compiled",
         "_diagnostics",
-        "_normalise",
         "_parsed",
         "_plans",
         "_profile",
         "_rule_sets",
+        "_texts",
         "_tokens",
         "global_groups",
         "index",
@@ -83,16 +129,30 @@ class View:
     def __init__(self, parsed: ParsedFile, profile: Profile) -> None:
         self._parsed = parsed
         self._profile = profile
-        self._normalise = rfc_normalise_pattern if profile.normalise_urls else google_escape_pattern
         index: dict[str, list[int]] = {}
         global_groups: list[int] = []
         self._compiled: dict[int, Group] = {}  # groups whose rules were normalised, by position
+        self._texts: dict[int, _Texts] = {}  # groups' rule values and patterns, "\n"-joined
         self._tokens: list[tuple[str, ...]] = []  # every group's tokens, known from the start
+        cache = group_token_cache(profile)
         for position, raw in enumerate(parsed.groups):
+            agents = raw.agents
+            if len(agents) == 1:  # most groups name one agent
+                value = agents[0][1]
+                token = cache[value] if value in cache else cached_group_token(profile, cache, value)
+                if token is None:
+                    self._tokens.append(())
+                    continue
+                if token == "*":
+                    global_groups.append(position)
+                else:
+                    index.setdefault(token, []).append(position)
+                self._tokens.append((token,))
+                continue
             # dict, not list: a group may name thousands of agents (a set keeps this linear)
             tokens: dict[str, None] = {}
-            for _, value in raw.agents:
-                token = group_token(profile, value)
+            for _, value in agents:
+                token = cache[value] if value in cache else cached_group_token(profile, cache, value)
                 if token is None or token in tokens:
                     continue
                 tokens[token] = None
@@ -105,7 +165,7 @@ class View:
         self.global_groups: tuple[int, ...] = tuple(global_groups)
         self.preamble: Group | None = None
         if parsed.preamble and profile.preamble_applies:
-            rules = _compile_rules(parsed.preamble, self._normalise, profile)
+            rules = _compile_rules(parsed.preamble, profile, _texts(parsed.preamble, profile))
             self.preamble = Group(-1, (), (), (), rules, line=0)
         self._diagnostics: tuple[Diagnostic, ...] | None = None
         self._plans: dict[tuple[str, str | Agent], Plan] = {}
@@ -131,13 +191,14 @@ class View:
         if group is not None:
             return group
         raw = self._parsed.groups[position]
+        agent_lines, values = zip(*raw.agents, strict=True)  # a group has at least one user-agent line
         group = Group(
             index=position,
             agents=self._tokens[position],
-            agent_lines=tuple(line for line, _ in raw.agents),
-            raw_agents=tuple(to_text(value) for _, value in raw.agents),
-            rules=_compile_rules(raw.rules, self._normalise, self._profile),
-            line=raw.agents[0][0],
+            agent_lines=agent_lines,
+            raw_agents=tuple(map(to_text, values)),
+            rules=_compile_rules(raw.rules, self._profile, self._group_texts(position)),
+            line=agent_lines[0],
         )
         self._compiled[position] = group
         return group
@@ -170,14 +231,46 @@ class View:
                 specific.update(self.index.get(token, ()))
         return tuple(sorted(specific)) if specific else self.global_groups
 
+    def _group_texts(self, position: int) -> _Texts:
+        texts = self._texts.get(position)
+        if texts is None:
+            texts = self._texts[position] = _texts(self._parsed.groups[position].rules, self._profile)
+        return texts
+
     def _judgement(self, label: str, positions: tuple[int, ...]) -> Judgement:
-        groups = tuple(self.group(position) for position in positions)
-        if not groups:
-            return Judgement(label, groups, None)
+        if not positions:
+            return Judgement(label, None, view=self, positions=positions)
         rules = self._rule_sets.get(positions)
         if rules is None:
-            rules = self._rule_sets[positions] = RuleSet(rule for group in groups for rule in group.rules)
-        return Judgement(label, groups, rules)
+            rules = self._rule_sets[positions] = self._rule_set(positions)
+        return Judgement(label, rules, view=self, positions=positions)
+
+    def _rule_set(self, positions: tuple[int, ...]) -> RuleSet:
+        """The merged rules of the groups at `positions`, deferred when their patterns allow."""
+        groups = self._parsed.groups
+        used = [position for position in positions if groups[position].rules]
+        texts = [self._group_texts(position)[1] for position in used]
+        deferrable = all(text is not None for text in texts) and not (
+            self._profile.index_html_allows_directory and any("/index.htm" in text for text in texts if text)
+        )
+        if not deferrable:
+            if len(positions) == 1:
+                return RuleSet(self.group(positions[0]).rules)
+            return RuleSet(chain.from_iterable(self.group(position).rules for position in positions))
+        sources = (
+            groups[used[0]].rules
+            if len(used) == 1
+            else tuple(chain.from_iterable(groups[p].rules for p in used))
+        )
+
+        def build() -> Iterable[Rule]:
+            return chain.from_iterable(self.group(position).rules for position in used)
+
+        def rule_at(index: int, pattern: str) -> Rule:
+            line, allow, value = sources[index]
+            return _new_tuple(Rule, (line, _KINDS[allow], pattern, to_text(value), False))
+
+        return RuleSet.deferred("\n".join(cast(list[str], texts)), build, rule_at)
 
     def _make_plan(self, profile: Profile, agent: Agent) -> Plan:
         names = [self._caller_token(profile, name) for name in agent.names]
@@ -192,33 +285,60 @@ class View:
                     judgement = seen[positions] = self._judgement(label, positions)
                     judgements.append(judgement)
             if self.preamble is not None:
-                judgements.append(Judgement(PREAMBLE_LABEL, (self.preamble,), RuleSet(self.preamble.rules)))
+                preamble = self.preamble
+                judgements.append(Judgement(PREAMBLE_LABEL, RuleSet(preamble.rules), groups=(preamble,)))
         elif agent.combine == MOST_RESTRICTIVE and len(names) > 1:
             judgements.extend(self._judgement(name, self._groups_for([name])) for name in names)
         else:
             judgements.append(self._judgement("+".join(names) or "*", self._groups_for(names or ["*"])))
-        rule_sets = tuple(j.rules for j in judgements if j.rules is not None and j.rules.rules)
+        rule_sets = tuple(j.rules for j in judgements if j.rules is not None and not j.rules.empty)
         return Plan(tuple(judgements), rule_sets)
 
 
-def _compile_rules(
-    raw_rules: tuple[RawRule, ...], normalise: Callable[[str], str], profile: Profile
-) -> tuple[Rule, ...]:
-    allow_kind, disallow_kind = RuleKind.ALLOW, RuleKind.DISALLOW
-    new = tuple.__new__  # Rule's own constructor handles keywords and defaults: too slow here
-    # One search over the whole group tells whether any pattern needs normalising (few do).
-    joined = "\n".join(value for _, _, value in raw_rules)
-    if not patterns_need_normalising(joined, google=not profile.normalise_urls):
-        rules = [
-            new(Rule, (line, allow_kind if allow else disallow_kind, value, value, False))
-            for line, allow, value in raw_rules
-        ]
+# A group's rule values joined by "\n", and its patterns (the values normalised) joined the
+# same way, or None when some value holds a "\n" (the lexer never makes one: a safety net).
+_Texts = tuple[str, str | None]
+_value_of = itemgetter(2)  # RawRule's value
+
+
+def _texts(raw_rules: tuple[RawRule, ...], profile: Profile) -> _Texts:
+    """Normalise a group's patterns as one "\n"-joined string: most groups need nothing (one
+    regex search tells), the others a few C-level passes instead of Python steps per value."""
+    joined = "\n".join(map(_value_of, raw_rules))
+    if joined.count("\n") != max(len(raw_rules) - 1, 0):
+        return joined, None
+    google = not profile.normalise_urls
+    if not patterns_need_normalising(joined, google=google):
+        return joined, joined
+    return joined, google_escape_patterns(joined) if google else rfc_normalise_patterns(joined)
+
+
+def _compile_rules(raw_rules: tuple[RawRule, ...], profile: Profile, texts: _Texts) -> tuple[Rule, ...]:
+    """The profile's `Rule`s for a group's raw rules (`texts` from `_texts`): patterns
+    normalised, `raw` as text, built by C-level `map`s instead of a Python step per rule."""
+    if not raw_rules:
+        return ()
+    lines, allows, values = zip(*raw_rules, strict=True)
+    joined, normalised = texts
+    patterns: Sequence[str]
+    raws: Sequence[str]
+    if normalised is None:
+        normalise = rfc_normalise_pattern if profile.normalise_urls else google_escape_pattern
+        patterns = [normalise(value) for value in values]
+        raws = [to_text(value) for value in values]
+        normalised = "\n".join(patterns)
     else:
-        rules = [
-            new(Rule, (line, allow_kind if allow else disallow_kind, normalise(value), to_text(value), False))
-            for line, allow, value in raw_rules
-        ]
-    if profile.index_html_allows_directory:
+        patterns = values if normalised is joined else normalised.split("\n")
+        raws = values if joined.isascii() else to_text(joined).split("\n")
+    # Rule's own constructor handles keywords and defaults: too slow here.
+    rules: list[Rule] = list(
+        map(
+            _new_tuple,
+            repeat(Rule),
+            zip(lines, map(_KINDS.__getitem__, allows), patterns, raws, repeat(False)),
+        )
+    )
+    if profile.index_html_allows_directory and "/index.htm" in normalised:
         rules = _with_index_html_rules(rules)
     return tuple(rules)
 
@@ -292,7 +412,7 @@ def decide(
     deciding = next((v.rule for v in verdicts if v.rule is not None), None)
     if deciding is not None:
         reason = REASON_ALLOW
-    elif not any(j.groups for j in plan.judgements):
+    elif not any(j.applies for j in plan.judgements):
         reason = REASON_NO_GROUP
     else:
         reason = REASON_NO_RULE

@@ -17,14 +17,13 @@ from urllib.parse import urljoin
 
 from robotskit._lexer import (
     DEFAULT_MAX_BYTES,
+    FAST_KEYS,
     MAX_LINE_BYTES,
     WHITESPACE,
     cap_line,
-    classify_key,
     is_valid_utf8,
     lex_line,
     prepare,
-    rows,
     split_lines,
     to_text,
 )
@@ -77,16 +76,19 @@ def parse_file(
     original_size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     body, truncated, bom = prepare(data, max_bytes)
     text = body.decode("latin-1")
-    if "\r" in text:
-        text = "\n".join(split_lines(text))
+    physical = split_lines(text)
     diagnostics: list[Diagnostic] = []
     if bom:
         message = "UTF-8 byte order mark skipped" if bom == 3 else "partial UTF-8 byte order mark skipped"
         diagnostics.append(_diag("RK101", Severity.INFO, 1, message, "save the file as UTF-8 without a BOM"))
-    if not text.isascii() or "\x00" in text:
-        _report_physical_lines(text, diagnostics)
+    has_nul = "\x00" in text
+    capped = has_nul or (len(text) > MAX_LINE_BYTES and max(map(len, physical)) > MAX_LINE_BYTES)
+    # Google reads a line up to a NUL and at most MAX_LINE_BYTES of it.
+    lines = [cap_line(line)[0] for line in physical] if capped else physical
+    if not text.isascii() or has_nul:
+        _report_physical_lines(text, physical, capped, diagnostics)
 
-    grouped = _read_groups(text, robots_url, diagnostics)
+    grouped = _read_groups(lines, physical, robots_url, diagnostics, FAST_KEYS)
     line_count = grouped.line_count
     if truncated:
         diagnostics.append(
@@ -122,41 +124,51 @@ class _Grouped(NamedTuple):
     line_count: int
 
 
-def _read_groups(text: str, robots_url: str | None, diagnostics: list[Diagnostic]) -> _Grouped:
-    """The hot loop: one row per line, Google's group state machine (RFC 9309 2.1)."""
+_KINDS = (LineKind.USER_AGENT, LineKind.ALLOW, LineKind.DISALLOW, LineKind.SITEMAP)
+
+
+def _read_groups(
+    lines: list[str],
+    physical: list[str],
+    robots_url: str | None,
+    diagnostics: list[Diagnostic],
+    fast_keys: dict[str, LineKind],
+) -> _Grouped:
+    """The hot loop: one (capped) line at a time, Google's group state machine (RFC 9309 2.1).
+
+    A line whose text before the first colon is in `fast_keys` is split here (see FAST_KEYS);
+    every other line goes through `lex_line`. With an empty `fast_keys` every line does, which
+    is the reference the tests compare the fast path with.
+    """
     groups: list[RawGroup] = []
     agents: list[tuple[int, str]] = []
     rules: list[RawRule] = []
     preamble: list[RawRule] = []
     records: list[Record] = []
-    sitemaps: list[str] = []
-    sitemap_lines: list[int] = []
+    sitemaps: dict[str, int] = {}  # URL -> line of its first mention, in order of appearance
     seen_rule = False  # an allow/disallow line closed the current run of user-agent lines
-    user_agent, allow, disallow, sitemap = (
-        LineKind.USER_AGENT,
-        LineKind.ALLOW,
-        LineKind.DISALLOW,
-        LineKind.SITEMAP,
-    )
-    known = _KNOWN_SPELLINGS
-    lines = _Lines(text)
-    number = 0
-    for number, row in enumerate(rows(text), 1):
-        key = row[0]
-        if key:
-            kind = known.get(key) or _classify(number, key, lines, diagnostics)
-            value = row[1]
-        elif row[2]:
-            directive = _lex_other(number, row[2], lines, diagnostics)
+    user_agent, allow, disallow, sitemap = _KINDS  # locals: enum attribute loads are slow
+    fast = fast_keys.get
+    whitespace = WHITESPACE
+    add_rule = rules.append
+    for number, line in enumerate(lines, 1):
+        key, colon, value = line.partition(":")
+        kind = fast(key)
+        if kind is not None and colon:
+            if "#" in value:
+                value = value.partition("#")[0]
+            value = value.strip(whitespace)
+        elif not line or line[0] == "#":
+            continue  # empty or comment-only: nothing for lex_line to find
+        else:
+            directive = _lex_other(number, line, physical, diagnostics)
             if directive is None:
                 continue
             kind, key, value = directive
-        else:
-            continue
         if kind is disallow or kind is allow:
             if agents:
                 seen_rule = True
-                rules.append((number, kind is allow, value))
+                add_rule((number, kind is allow, value))
             else:
                 preamble.append((number, kind is allow, value))
                 diagnostics.append(_rule_before_agent(number))
@@ -164,49 +176,41 @@ def _read_groups(text: str, robots_url: str | None, diagnostics: list[Diagnostic
             if seen_rule:
                 groups.append(RawGroup(tuple(agents), tuple(rules)))
                 agents, rules, seen_rule = [], [], False
+                add_rule = rules.append
             agents.append((number, value))
         elif kind is sitemap:
-            _add_sitemap(to_text(value), number, robots_url, sitemaps, sitemap_lines, diagnostics)
+            _add_sitemap(to_text(value), number, robots_url, sitemaps, diagnostics)
         else:
             group = len(groups) if agents else None
-            _add_record(records, group, number, to_text(key).lower(), to_text(value), diagnostics)
+            key = to_text(key.strip(whitespace)).lower()  # a FAST_KEYS key may carry whitespace
+            _add_record(records, group, number, key, to_text(value), diagnostics)
     if agents:
         groups.append(RawGroup(tuple(agents), tuple(rules)))
     return _Grouped(
-        tuple(groups), tuple(preamble), tuple(records), tuple(sitemaps), tuple(sitemap_lines), number
+        tuple(groups),
+        tuple(preamble),
+        tuple(records),
+        tuple(sitemaps),
+        tuple(sitemaps.values()),
+        len(lines),
     )
-
-
-def _classify(number: int, key: str, lines: _Lines, diagnostics: list[Diagnostic]) -> LineKind:
-    kind, typo = classify_key(key)
-    if typo:
-        _report_leniency(number, kind, key, True, False, lines, diagnostics)
-    return kind
 
 
 def _lex_other(
-    number: int, content: str, lines: _Lines, diagnostics: list[Diagnostic]
+    number: int, line: str, physical: list[str], diagnostics: list[Diagnostic]
 ) -> tuple[LineKind, str, str] | None:
-    """A line without a colon: Google's two-word leniency, or junk (RK112)."""
-    lexed = lex_line(content)
-    if lexed is None or lexed[0] is LineKind.INVALID:
+    """Any line off the fast path: `lex_line`, with Google's accepted mistakes reported (RK110,
+    RK111) and junk reported (RK112); None for a line without a directive."""
+    lexed = lex_line(line)
+    if lexed is None:
+        return None
+    kind, key, value, typo, missing_colon = lexed[0], lexed[1], lexed[2], lexed[6], lexed[7]
+    if kind is LineKind.INVALID:
         diagnostics.append(_diag("RK112", Severity.ERROR, number, "not a `key: value` line: ignored"))
         return None
-    _report_leniency(number, lexed[0], lexed[1], lexed[6], lexed[7], lines, diagnostics)
-    return lexed[0], lexed[1], lexed[2]
-
-
-# Exact spellings seen in nearly every file skip the lower-casing and prefix tests.
-_KNOWN_SPELLINGS: dict[str, LineKind] = {
-    spelling: kind
-    for kind, names in (
-        (LineKind.USER_AGENT, ("User-agent", "User-Agent", "user-agent", "USER-AGENT", "User-agent ")),
-        (LineKind.DISALLOW, ("Disallow", "disallow", "DISALLOW")),
-        (LineKind.ALLOW, ("Allow", "allow", "ALLOW")),
-        (LineKind.SITEMAP, ("Sitemap", "sitemap", "SITEMAP", "SiteMap")),
-    )
-    for spelling in names
-}
+    if typo or missing_colon:
+        _report_leniency(number, kind, key, typo, missing_colon, physical, diagnostics)
+    return kind, key, value
 
 
 def _rule_before_agent(number: int) -> Diagnostic:
@@ -219,16 +223,18 @@ def _rule_before_agent(number: int) -> Diagnostic:
     )
 
 
-def _report_physical_lines(text: str, diagnostics: list[Diagnostic]) -> None:
-    """Per-line problems of the bytes themselves: NUL, over-long lines, invalid UTF-8."""
-    check_caps = "\x00" in text or len(text) > MAX_LINE_BYTES
+def _report_physical_lines(
+    text: str, physical: list[str], check_caps: bool, diagnostics: list[Diagnostic]
+) -> None:
+    """Per-line problems of the bytes themselves: NUL, over-long lines (`check_caps`: the file
+    has some), invalid UTF-8."""
     check_utf8 = not text.isascii() and not is_valid_utf8(text)
     if not (check_caps or check_utf8):
         return
-    for number, physical in enumerate(text.split("\n"), 1):
-        line = physical
+    for number, whole in enumerate(physical, 1):
+        line = whole
         if check_caps:
-            line, too_long, had_nul = cap_line(physical)
+            line, too_long, had_nul = cap_line(whole)
             if too_long:
                 diagnostics.append(
                     _diag(
@@ -254,33 +260,18 @@ def _report_physical_lines(text: str, diagnostics: list[Diagnostic]) -> None:
             )
 
 
-class _Lines:
-    """The physical lines of the text under parse, split on first need (diagnostic columns only)."""
-
-    __slots__ = ("_lines", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._lines: list[str] | None = None
-
-    def __getitem__(self, number: int) -> str:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
-
-
 def _report_leniency(
     number: int,
     kind: LineKind,
     key: str,
     typo: bool,
     missing_colon: bool,
-    lines: _Lines,
+    physical: list[str],
     out: list[Diagnostic],
 ) -> None:
     """Google's accepted mistakes, reported (SPEC 2). Rare, so the column is found from the text here."""
-    physical = lines[number]
-    column = len(physical) - len(physical.lstrip(WHITESPACE)) + 1
+    whole = physical[number - 1]
+    column = len(whole) - len(whole.lstrip(WHITESPACE)) + 1
     if missing_colon:
         out.append(
             _diag(
@@ -328,8 +319,7 @@ def _add_sitemap(
     value: str,
     number: int,
     robots_url: str | None,
-    sitemaps: list[str],
-    sitemap_lines: list[int],
+    sitemaps: dict[str, int],
     diagnostics: list[Diagnostic],
 ) -> None:
     """SPEC 5: sitemaps are absolute URLs; relative ones are resolved against the robots.txt URL."""
@@ -351,6 +341,5 @@ def _add_sitemap(
                 url = urljoin(robots_url, value)
             except ValueError:
                 url = value
-    if url not in sitemaps:
-        sitemaps.append(url)
-        sitemap_lines.append(number)
+    if url not in sitemaps:  # a dict: files listing thousands of sitemaps stay linear
+        sitemaps[url] = number

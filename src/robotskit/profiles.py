@@ -119,3 +119,28 @@ def group_token(profile: Profile, value: str) -> str | None:
     if not token and profile.reduce_caller_agent:
         return None  # rfc9309: a value with no product token applies to no one (lint reports it)
     return token.lower()
+
+
+# A file names few distinct agents and the same ones recur across files (`*`, `Googlebot`,
+# `Bingbot`...): each profile remembers the token of every value it has read, so building a
+# view costs a dict lookup per user-agent line instead of a regex match. Bounded (values come
+# from strangers); two threads racing store equal tokens.
+_MAX_CACHED_TOKENS = 8192
+_TOKEN_CACHES: dict[Profile, dict[str, str | None]] = {}
+
+
+def group_token_cache(profile: Profile) -> dict[str, str | None]:
+    """The profile's memo of `group_token`: fill it with `cached_group_token`, read it directly."""
+    cache = _TOKEN_CACHES.get(profile)
+    if cache is None:
+        cache = _TOKEN_CACHES[profile] = {}
+    return cache
+
+
+def cached_group_token(profile: Profile, cache: dict[str, str | None], value: str) -> str | None:
+    """`group_token(profile, value)`, remembered in `cache` (from `group_token_cache(profile)`)."""
+    token = group_token(profile, value)
+    if len(cache) >= _MAX_CACHED_TOKENS:
+        cache.clear()
+    cache[value] = token
+    return token

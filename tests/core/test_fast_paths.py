@@ -303,9 +303,15 @@ def test_compiled_url_check_equals_decide(
         assert compiled is not None
         for head, tail in urls:
             url = head + "/" + tail if head else "/" + tail
-            hit = compiled[0](url)
-            if hit is not None:
-                assert compiled[1][hit.lastindex or 0] is robots.decide(url, "Bot").allowed, (name, url)
+            expected = robots.decide(url, "Bot")
+            for matcher in (compiled.url, compiled.url_escaped):
+                hit = matcher(url)
+                if hit is not None:
+                    assert compiled.verdicts[hit.lastindex] is expected.allowed, (name, url)
+            # the path matcher answers for every extracted and normalised path
+            path_hit = compiled.path(expected.path)
+            assert path_hit is not None, (name, url)
+            assert compiled.verdicts[path_hit.lastindex] is expected.allowed, (name, url, expected.path)
 
 
 def test_hot_rule_set_uses_the_compiled_check() -> None:
@@ -323,6 +329,115 @@ def test_hot_rule_set_uses_the_compiled_check() -> None:
     for _ in range(_checker.COMPILE_AFTER + 1):
         assert [robots.allowed(url, "Bot") for url in urls] == expected
     check = robots._checkers[("rfc9309", "Bot")]
-    assert check.__closure__ is not None
-    cells = [cell.cell_contents for cell in check.__closure__ if isinstance(cell.cell_contents, tuple)]
-    assert any(len(cell) == 2 and callable(cell[0]) for cell in cells), "the compiled check was never built"
+    assert check.verdicts, "the compiled check was never built"
+    assert all(check.url_match(url) is not None for url in urls), "the compiled check does not answer"
+    # past the compiled regex (a path to normalise, a long URL): the general path, same verdicts
+    odd = ["https://h/priv%61te/x", "https://h/private/o%6B", "https://h/a%2epdf", "https://h/" + "x" * 3000]
+    assert [robots.allowed(url, "Bot") for url in odd] == [robots.decide(url, "Bot").allowed for url in odd]
+    assert all(check.url_match(url) is None for url in odd)
+
+
+# Pieces chosen to meet at escape boundaries: hex digits a pattern could read inside `%HH`,
+# characters the normalisation encodes, escapes of unreserved and of reserved bytes.
+_RAW_PATTERN_PIECES = st.sampled_from(
+    ["/", "a", "A", "C", "3", "9", "C3", "A9", "%", "%41", "%C3", "%c3", "é", "~", "*", "$", " ", '"', "x"]
+)
+# (Escapes to decode, like `%41`, always miss the URL regex: the other property covers them.)
+_RAW_URL_PIECES = st.sampled_from(
+    ["/", "a", "A", "C3", "A9", "3", "é", "%C3%A9", "%2A", "*", "$", " ", "<", "x", "#"]
+)
+
+
+# Without '%' and '$' (which make a set unsafe at once), so the hex-digit condition gets tested.
+# Segments after a `*` that read the hex digits of the escapes of `é` (%C3%A9), ' ' (%20), '<' (%3C), '*' (%2A).
+_HEXY_PATTERN_PIECES = st.sampled_from(
+    ["/", "a", "x", "*", "*C3", "*A9", "*3", "*9", "*20", "*3C", "*2A", "C3"]
+)
+
+
+def _pattern_sets(pieces: st.SearchStrategy[str]) -> st.SearchStrategy[list[tuple[str, bool]]]:
+    pattern = st.lists(pieces, max_size=4).map(lambda p: "/" + "".join(p))
+    return st.lists(st.tuples(pattern, st.booleans()), max_size=6)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(_pattern_sets(_RAW_PATTERN_PIECES), _pattern_sets(_HEXY_PATTERN_PIECES)),
+    st.lists(st.lists(_RAW_URL_PIECES, max_size=7).map(lambda p: "https://h/" + "".join(p)), max_size=6),
+)
+def test_compiled_check_with_raw_characters_equals_decide(
+    patterns: list[tuple[str, bool]], urls: list[str]
+) -> None:
+    """Property: where a rule set lets raw `é`, `*`, space... through the URL regex, verdicts equal `decide`."""
+    from robotskit._url_check import compile_url_check
+    from robotskit.profiles import PROFILES
+
+    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    robots = robotskit.parse(body, "rfc9309")
+    compiled = compile_url_check(robots.groups[0].rules if robots.groups else (), PROFILES["rfc9309"])
+    assert compiled is not None
+    for url in urls:
+        for matcher in (compiled.url, compiled.url_escaped):
+            hit = matcher(url)
+            if hit is not None:
+                assert compiled.verdicts[hit.lastindex] is robots.decide(url, "Bot").allowed, url
+
+
+def test_raw_characters_reach_the_compiled_check_only_when_safe() -> None:
+    """A raw `é` takes the one-regex path unless a pattern could read the hex digits of its escape."""
+    from robotskit._url_check import compile_url_check
+    from robotskit.profiles import PROFILES
+
+    rfc = PROFILES["rfc9309"]
+    safe = robotskit.parse("User-agent: *\nDisallow: /caf\nDisallow: /*.pdf$\n", "rfc9309")
+    unsafe = robotskit.parse("User-agent: *\nDisallow: /*A9\n", "rfc9309")
+    escaped = robotskit.parse("User-agent: *\nDisallow: /caf%C3%A9\n", "rfc9309")
+    url = "https://h/café"
+    for robots, answers in ((safe, True), (unsafe, False), (escaped, False)):
+        compiled = compile_url_check(robots.groups[0].rules, rfc)
+        assert compiled is not None
+        assert (compiled.url(url) is not None) is answers
+        assert (compiled.url_escaped(url) is not None) is answers
+        assert robots.allowed(url, "Bot") is robots.decide(url, "Bot").allowed
+    assert not unsafe.allowed(url, "Bot")  # /caf%C3%A9 contains A9: the raw path must not decide
+
+
+_ESCAPE_URL_PIECES = st.sampled_from(
+    [
+        "/",
+        "a",
+        "A",
+        "7",
+        "f",
+        "F",
+        "%",
+        "%%",
+        "%4",
+        "%41",
+        "%61",
+        "%7e",
+        "%7E",
+        "%37",
+        "%2f",
+        "%C3%A9",
+        "é",
+        " ",
+        "*",
+    ]
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.one_of(_pattern_sets(_RAW_PATTERN_PIECES), _pattern_sets(_HEXY_PATTERN_PIECES)),
+    st.lists(st.lists(_ESCAPE_URL_PIECES, max_size=8).map(lambda p: "https://h/" + "".join(p)), max_size=8),
+)
+def test_hot_check_after_escape_repair_equals_decide(
+    patterns: list[tuple[str, bool]], urls: list[str]
+) -> None:
+    """Property: a compiled (hot) check answers every URL as `decide` does, escapes like `%%37f` included."""
+    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    robots = robotskit.parse(body)
+    for _ in range(_checker.COMPILE_AFTER):
+        robots.allowed("https://h/warm-up", "Bot")
+    assert [robots.allowed(url, "Bot") for url in urls] == [robots.decide(url, "Bot").allowed for url in urls]
