@@ -135,7 +135,9 @@ def run_rounds(
                         per_file_check.append(time_checks(bound, impl.agent_first, urls, agent, reps))
             with NoGC():
                 for s, urls in zip(sample, prep.urls, strict=True):
-                    p, f = time_parse(impl.parse, impl.check, s.body, urls[0] if urls else "", agent, reps)
+                    p, f = time_parse(
+                        impl.parse, impl.check, s.body, urls[0] if urls else "", agent, reps, impl.full
+                    )
                     per_file_parse.append(p)
                     per_file_first.append(f)
             checks[impl.name].append(per_file_check)

@@ -39,6 +39,8 @@ class Impl:
     bind: Callable[[Any], Callable[[str, str], Any]] | None = None
     agent_first: bool = False
     reparses: bool = False  # check() re-parses the whole body on every call
+    # full(parsed) forces a lazy parse to read the whole file: the parse measure then includes it
+    full: Callable[[Any], Any] | None = None
     missing: str = ""  # "not available: <reason>" when it could not be loaded
     notes: list[str] = field(default_factory=list)
 
@@ -87,6 +89,9 @@ def _robotskit(profile: str | None) -> Impl:
         check,
         str(getattr(robotskit, "__version__", _version("robotskit"))),
         bind=lambda r: r.allowed,
+        # robotskit reads only what the first check needs; the parse measure is the whole read
+        # (groups, records, sitemaps, diagnostics), which any of these properties forces.
+        full=lambda r: r.sitemaps,
     )
 
 

@@ -21,7 +21,7 @@ from robotskit._url import (
     rfc_match_path,
     rfc_slow_match_path,
 )
-from robotskit._url_check import UrlCheck, compile_url_check
+from robotskit._url_check import HOST_PREFIX, UrlCheck, compile_url_check
 from robotskit.matcher import Plan
 from robotskit.profiles import Profile
 
@@ -115,7 +115,9 @@ def make_checker(profile: Profile, plan: Plan) -> Check:
             if calls < COMPILE_AFTER:
                 calls += 1
                 if calls == COMPILE_AFTER:  # a hot rule set: compile it (None if not worth it)
-                    compiled = compile_url_check(rule_set.rules, profile)
+                    # The URLs a crawler asks one robots.txt about share this one's host.
+                    host = HOST_PREFIX.match(url)
+                    compiled = compile_url_check(rule_set.rules, profile, host[0] if host else "")
                     if compiled is not None:
                         check.compiled(compiled)
             found = fast(url)

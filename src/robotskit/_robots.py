@@ -39,8 +39,13 @@ def _never_called(url: str) -> bool:  # pragma: no cover - guarded by _NO_AGENT
 
 
 _NO_CHECK = Check(_never_called)
-# (agent, its check's URL regex, that regex's verdicts, the check)
+# (agent, its check's URL regex, that regex's verdicts, the check): flat, so the hot path of
+# `allowed` reads no attributes
 _LastCheck = tuple[object, Matcher, tuple[bool, ...], Check]
+
+
+def _last_check(agent: object, check: Check) -> _LastCheck:
+    return (agent, check.url_match, check.verdicts, check)
 
 
 class RobotsTxt:
@@ -80,7 +85,7 @@ class RobotsTxt:
         self._checkers: dict[tuple[str, AgentLike], Check] = {}
         # The last (agent, check) asked for under the parse profile (or rfc9309 when chosen by
         # scheme): a crawler asks with the same agent object again and again.
-        self._last: _LastCheck = (_NO_AGENT, _NO_CHECK.url_match, _NO_CHECK.verdicts, _NO_CHECK)
+        self._last: _LastCheck = _last_check(_NO_AGENT, _NO_CHECK)
         self._lines: tuple[Line, ...] | None = None
 
     # -- decisions ---------------------------------------------------------------------------
@@ -106,7 +111,7 @@ class RobotsTxt:
                 same = last[3]
                 answer = same.after_miss(url)
                 if same.url_match is not last[1]:  # compiled by this very call
-                    self._last = (agent, same.url_match, same.verdicts, same)
+                    self._last = _last_check(agent, same)
                 return answer
         profile = self._profile
         if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
@@ -115,7 +120,7 @@ class RobotsTxt:
         if check is None:
             check = self._checker(url, agent)
         if profile is self._profile or profile is _RFC:
-            self._last = (agent, check.url_match, check.verdicts, check)
+            self._last = _last_check(agent, check)
         return check(url)
 
     def _checker(self, url: str, agent: AgentLike) -> Check:

@@ -24,12 +24,14 @@ from typing import NamedTuple
 
 from robotskit._model import Rule, RuleKind
 from robotskit._pattern import split_pattern
-from robotskit._url import FAST_PATH_CHARACTERS, KEPT_ESCAPE, SCHEME_AUTHORITY
+from robotskit._url import FAST_PATH_CHARACTERS, KEPT_ESCAPE
 from robotskit.profiles import Profile
 
 MAX_RULES = 160
 MAX_WILDCARDS = 24
 MAX_URL = 2048
+# A scheme://authority that ends where a '/' starts the path (as `SCHEME_AUTHORITY` reads it).
+HOST_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*(?=/)")
 
 
 def _rule_source(pattern: str) -> str:
@@ -99,8 +101,13 @@ class UrlCheck(NamedTuple):
     verdicts: tuple[bool, ...]
 
 
-def compile_url_check(rules: Sequence[Rule], profile: Profile) -> UrlCheck | None:
-    """The compiled check for `rules` under `profile`, or None when the set is not worth compiling."""
+def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -> UrlCheck | None:
+    """The compiled check for `rules` under `profile`, or None when the set is not worth compiling.
+
+    `host`, a scheme://authority matched by `HOST_PREFIX`, is the one the URLs are expected on: the
+    URL regexes compare it as a literal first, which costs the regex engine less than scanning
+    it as a scheme and an authority (the result is the same either way).
+    """
     usable = [rule for rule in rules if rule.pattern[:1] in ("/", "*")]
     wildcards = sum("*" in rule.pattern for rule in usable)
     if len(usable) > MAX_RULES or wildcards > MAX_WILDCARDS:
@@ -128,23 +135,31 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile) -> UrlCheck | Non
     short = f"(?=.{{0,{MAX_URL}}}+\\Z)"
     # Without a chosen profile a gemini:// URL is judged by the gemini profile, not this one.
     not_gemini = "" if profile.name == "gemini" else "(?![Gg][Ee][Mm][Ii][Nn][Ii]://)"
-    primary = escaped = short + not_gemini + SCHEME_AUTHORITY + "(?=/)" + rules_source
+    # `before`: tests on the whole URL; `after`: tests where the path starts (after the authority)
+    before, after = "", "(?=/)"
+    clean = after  # google matches the path as given: a path starting at '?' or ';' takes the slow path
     if profile.normalise_urls:
         # The path must be one the rfc9309 normalisation leaves unchanged (as FAST_RFC_PATH), or
         # differ from it only where no pattern of this set can tell (see `_raw_characters_safe`).
         if _raw_characters_safe(ordered):
-            # Then only '%' can matter, and a URL without one needs no path scan at all: one
-            # run to the end that stops at a '%' (a single-character loop in the regex engine).
+            # Then only '%' can matter: a run to the end that stops at a '%' that is not a kept
+            # escape (a single-character loop in the regex engine for the usual URL without one).
             clean = f"(?=/(?:[{FAST_PATH_CHARACTERS}{RAW_SAFE_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
-            primary = f"(?=[^%]{{0,{MAX_URL}}}+\\Z)" + not_gemini + SCHEME_AUTHORITY + "(?=/)" + rules_source
+            before = f"(?=[^%]*+(?:{KEPT_ESCAPE}[^%]*+)*+\\Z)"
         else:
-            clean = f"(?=/(?:[{FAST_PATH_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
-            primary = short + not_gemini + SCHEME_AUTHORITY + clean + rules_source
-        escaped = short + not_gemini + SCHEME_AUTHORITY + clean + rules_source
-    # (google matches the path as given: only a path starting at '?' or ';' takes the slow path)
+            clean = after = f"(?=/(?:[{FAST_PATH_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
+    # SCHEME_AUTHORITY with possessive runs (nothing after them could use a shorter run), and the
+    # expected host tried first: a URL starting with it followed by '/' has exactly it as its
+    # scheme://authority, so both alternatives end in the same place.
+    # (The gemini test only where the host is not the expected one: that host is never gemini://
+    # unless the check is meant for gemini:// URLs, i.e. its profile was chosen at parse time.)
+    scheme_authority = not_gemini + r"(?:[A-Za-z][A-Za-z0-9+.\-]*+://[^/?;#]*+|(?=/(?!/)))"
+    found = HOST_PREFIX.match(host + "/") if host else None
+    if found is not None and found.end() == len(host):
+        scheme_authority = f"(?:{re.escape(host)}(?=/)|{scheme_authority})"
     try:
-        url = re.compile(primary, re.DOTALL)
-        url_escaped = url if escaped == primary else re.compile(escaped, re.DOTALL)
+        url = re.compile(short + before + scheme_authority + after + rules_source, re.DOTALL)
+        url_escaped = re.compile(short + scheme_authority + clean + rules_source, re.DOTALL)
         path = re.compile(short + rules_source, re.DOTALL)
     except (re.error, RecursionError, OverflowError):  # pragma: no cover - defensive
         return None

@@ -297,9 +297,9 @@ def test_compiled_url_check_equals_decide(
     from robotskit.profiles import PROFILES
 
     body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
-    for name in ("rfc9309", "google", "gemini"):
+    for name, host in (("rfc9309", ""), ("rfc9309", "https://h"), ("google", "http://h:8"), ("gemini", "")):
         robots = robotskit.parse(body, name)
-        compiled = compile_url_check(robots.groups[0].rules if robots.groups else (), PROFILES[name])
+        compiled = compile_url_check(robots.groups[0].rules if robots.groups else (), PROFILES[name], host)
         assert compiled is not None
         for head, tail in urls:
             url = head + "/" + tail if head else "/" + tail
@@ -374,7 +374,9 @@ def test_compiled_check_with_raw_characters_equals_decide(
 
     body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
     robots = robotskit.parse(body, "rfc9309")
-    compiled = compile_url_check(robots.groups[0].rules if robots.groups else (), PROFILES["rfc9309"])
+    compiled = compile_url_check(
+        robots.groups[0].rules if robots.groups else (), PROFILES["rfc9309"], "https://h"
+    )
     assert compiled is not None
     for url in urls:
         for matcher in (compiled.url, compiled.url_escaped):
