@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from robotskit._checker import Check, Matcher, make_checker
 from robotskit._lexer import DEFAULT_MAX_BYTES, lex
 from robotskit._model import Decision, Diagnostic, Group, Line, Record
+from robotskit._skeleton import Skeleton, read_skeleton
 from robotskit.agents import Agent
 from robotskit.extensions import (
     CRAWL_DELAY_KEYS,
@@ -22,7 +23,7 @@ from robotskit.extensions import (
     parse_request_rate,
 )
 from robotskit.matcher import View, decide
-from robotskit.parser import parse_file
+from robotskit.parser import GroupedFile, ParsedFile, parse_file
 from robotskit.profiles import PROFILES, RFC9309, Profile, get_profile, profile_for_url
 
 if TYPE_CHECKING:
@@ -30,6 +31,26 @@ if TYPE_CHECKING:
 
 AgentLike = str | Agent | None
 _MAX_CHECKERS = 1024
+# Files from this size are read through the skeleton first; below it the full parse is as cheap.
+_SKELETON_FROM = 32768
+# How much of the head of a file `_worth_a_skeleton` looks at.
+_ESTIMATE_FROM = 8192
+# ... unless user-agent lines are more than this share of all lines: the skeleton reads those
+# one by one, and the full parse is then as cheap (and is often needed later anyway).
+_MAX_AGENT_SHARE = 8
+
+
+def _worth_a_skeleton(data: bytes | str) -> bool:
+    """Will reading the skeleton first save more than it costs? (C-level counts only.)"""
+    if len(data) < _SKELETON_FROM:
+        return False
+    # An estimate from the head of the file is enough, and keeps this cheap on huge files.
+    head = _ESTIMATE_FROM
+    if isinstance(data, str):
+        return data.count("gent", 0, head) * _MAX_AGENT_SHARE <= data.count("\n", 0, head)
+    return data.count(b"gent", 0, head) * _MAX_AGENT_SHARE <= data.count(b"\n", 0, head)
+
+
 _RFC = PROFILES[RFC9309]
 _NO_AGENT = object()
 
@@ -60,6 +81,7 @@ class RobotsTxt:
         "_parsed",
         "_profile",
         "_robots_url",
+        "_skeleton",
         "_views",
     )
 
@@ -79,7 +101,16 @@ class RobotsTxt:
         self._profile: Profile | None = get_profile(profile) if profile is not None else None
         self._max_bytes = max_bytes
         self._robots_url = robots_url
-        self._parsed = parse_file(data, max_bytes, robots_url)
+        # The full parse is built when something asks for what only it has (records, sitemaps,
+        # diagnostics, ...). A check needs only the groups: for all but small files they come
+        # from the skeleton, which reads the user-agent lines and, on first use, the rules of
+        # the groups a check needs (`_skeleton`; equal to the full parse's, property-tested).
+        self._parsed: ParsedFile | None = None
+        self._skeleton: Skeleton | None = None
+        if _worth_a_skeleton(data):
+            self._skeleton = read_skeleton(data, max_bytes)
+        else:
+            self._parsed = parse_file(data, max_bytes, robots_url)
         self._views: dict[str, View] = {}
         # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
         self._checkers: dict[tuple[str, AgentLike], Check] = {}
@@ -90,11 +121,26 @@ class RobotsTxt:
 
     # -- decisions ---------------------------------------------------------------------------
 
+    @property
+    def _file(self) -> ParsedFile:
+        """The full parse, built on first need (an idempotent cache: racing threads build equal ones)."""
+        parsed = self._parsed
+        if parsed is None:
+            parsed = self._parsed = parse_file(self._body, self._max_bytes, self._robots_url)
+        return parsed
+
+    def _groups_source(self) -> GroupedFile:
+        if self._parsed is not None:
+            return self._parsed
+        if self._skeleton is not None:
+            return self._skeleton
+        return self._file  # pragma: no cover - one of the two is always set
+
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)
         view = self._views.get(profile.family)
         if view is None:
-            view = self._views[profile.family] = View(self._parsed, profile)
+            view = self._views[profile.family] = View(self._groups_source(), profile)
         return view, profile
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
@@ -163,17 +209,17 @@ class RobotsTxt:
     @property
     def records(self) -> tuple[Record, ...]:
         """Every line that is not a rule, user-agent or sitemap line, with its group (SPEC 5)."""
-        return self._parsed.records
+        return self._file.records
 
     @property
     def sitemaps(self) -> tuple[str, ...]:
         """Sitemap URLs in file order, duplicates removed, relative ones resolved against robots_url."""
-        return self._parsed.sitemaps
+        return self._file.sitemaps
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """Problems found while parsing, with line numbers (see docs/lint.md for the codes)."""
-        found = self._parsed.diagnostics + self._default_view().diagnostics
+        found = self._file.diagnostics + self._default_view().diagnostics
         return tuple(sorted(found, key=lambda d: (d.line, d.code)))
 
     @property
@@ -186,12 +232,12 @@ class RobotsTxt:
     @property
     def truncated(self) -> bool:
         """True if the input was larger than the size limit and its tail was not read."""
-        return self._parsed.truncated
+        return self._file.truncated
 
     @property
     def size(self) -> int:
         """Size of the input in bytes."""
-        return self._parsed.size
+        return self._file.size
 
     @property
     def body(self) -> bytes:
@@ -205,13 +251,13 @@ class RobotsTxt:
 
     @property
     def line_count(self) -> int:
-        return self._parsed.line_count
+        return self._file.line_count
 
     # -- records for an agent -------------------------------------------------------------------
 
     def _group_records(self, agent: AgentLike, keys: frozenset[str]) -> list[Record]:
         positions = {group.index for group in self.groups_for(agent)}
-        return [r for r in self._parsed.records if r.key in keys and r.group in positions]
+        return [r for r in self._file.records if r.key in keys and r.group in positions]
 
     def crawl_delay(self, agent: AgentLike = None) -> float | None:
         """Seconds between requests asked of `agent` by its groups (first valid value), or None."""
@@ -248,7 +294,7 @@ class RobotsTxt:
 
     def __repr__(self) -> str:
         return (
-            f"<RobotsTxt profile={self.profile or 'auto'} groups={len(self._parsed.groups)} "
+            f"<RobotsTxt profile={self.profile or 'auto'} groups={len(self._groups_source().groups)} "
             f"size={self.size} truncated={self.truncated}>"
         )
 

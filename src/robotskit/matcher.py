@@ -28,7 +28,7 @@ from robotskit._url import (
     rfc_normalise_patterns,
 )
 from robotskit.agents import MOST_RESTRICTIVE, Agent, as_agent, product_token
-from robotskit.parser import ParsedFile, RawRule
+from robotskit.parser import GroupedFile, RawRule
 from robotskit.profiles import Profile, cached_group_token, group_token, group_token_cache
 
 PREAMBLE_LABEL = "(rules before the first user-agent)"
@@ -126,7 +126,7 @@ class View:
         "preamble",
     )
 
-    def __init__(self, parsed: ParsedFile, profile: Profile) -> None:
+    def __init__(self, parsed: GroupedFile, profile: Profile) -> None:
         self._parsed = parsed
         self._profile = profile
         index: dict[str, list[int]] = {}

@@ -11,8 +11,9 @@ is applied later by `robotskit.matcher`, so one parse serves every profile.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 from urllib.parse import urljoin
 
 from robotskit._lexer import (
@@ -41,6 +42,26 @@ class RawGroup:
 
     agents: tuple[tuple[int, str], ...]
     rules: tuple[RawRule, ...]
+
+
+class GroupLike(Protocol):
+    """A group as `matcher.View` reads it: a `RawGroup`, or a lazily read `_skeleton.SkeletonGroup`."""
+
+    @property
+    def agents(self) -> tuple[tuple[int, str], ...]: ...
+
+    @property
+    def rules(self) -> tuple[RawRule, ...]: ...
+
+
+class GroupedFile(Protocol):
+    """What `matcher.View` needs of a file: a `ParsedFile`, or a `_skeleton.Skeleton`."""
+
+    @property
+    def groups(self) -> Sequence[GroupLike]: ...
+
+    @property
+    def preamble(self) -> tuple[RawRule, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)

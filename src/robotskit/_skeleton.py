@@ -1,0 +1,342 @@
+"""A lazy reading of a robots.txt for the first check: user-agent lines and group bounds only.
+
+`parser.parse_file` reads every line in Python before the first check can be answered. That
+check needs much less: every user-agent line (line, value), where the groups start and end, the
+rules of the few groups the agent uses, and the preamble. `read_skeleton` finds those with C-level
+scans of the text and reads in Python only the lines the scans point at:
+
+- every key Google accepts as user-agent ("user-agent", "useragent", "user agent", compared
+  case-insensitively as a prefix of the key, with or without the colon) contains "agent", so the
+  candidate user-agent lines are the lines holding "agent";
+- every key Google accepts as allow / disallow (including its accepted misspellings, see
+  `_lexer._PREFIX_KEYS`) contains "ll" or "alo", so the candidate rule lines are the lines
+  holding one of those. A user-agent line starts a new group iff a rule line stands between it
+  and the previous user-agent line (RFC 9309 2.1, Google's state machine), and the search for
+  that stops at the first real rule line;
+- block lists (hundreds of consecutive `User-agent: x` lines) are read in bulk: a regex finds
+  the run, C-level maps split it (see `_UA_RUN`);
+- a group's rules are read from its own lines only when `SkeletonGroup.rules` is first asked for.
+
+Each candidate line is classified exactly as `parser._read_groups` does (`FAST_KEYS` and
+`fast_value`, else `lex_line`; a line cut by `cap_line` when the parser cuts lines), so for
+every input the skeleton's groups (agents and rules, with line numbers) and preamble equal
+`parse_file`'s: there is no input it declines. (In a file with a NUL or an over-long line the
+parser cuts every line with `cap_line`, and so does the skeleton; the cut is the identity on any
+other line, so reading such a file "cut" is exact even where detection errs on the safe side.)
+The scans work on the lower-cased bytes: `bytes.lower` only maps A-Z, and no other latin-1
+character lower-cases to ASCII, so a key prefix found by `classify_key` (which lower-cases
+latin-1 text) is found at the same place in the lowered bytes. Line breaks are only ever
+searched as "\n" (never `splitlines`), as the parser splits, so \v, \f and other separators
+stay inside lines, as there.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import count as numbers
+from itertools import repeat
+from operator import itemgetter
+
+from robotskit._lexer import (
+    DEFAULT_MAX_BYTES,
+    FAST_KEYS,
+    MAX_LINE_BYTES,
+    WHITESPACE,
+    cap_line,
+    lex_line,
+    prepare,
+)
+from robotskit._model import LineKind
+from robotskit.parser import RawRule
+
+__all__ = ["DEFAULT_MAX_BYTES", "Skeleton", "SkeletonGroup", "read_skeleton"]
+
+_USER_AGENT = LineKind.USER_AGENT
+_ALLOW = LineKind.ALLOW
+_DISALLOW = LineKind.DISALLOW
+_INVALID = LineKind.INVALID
+_RULE_KINDS = (_ALLOW, _DISALLOW)
+_WHITESPACES = repeat(WHITESPACE)  # a map() argument
+# A run of consecutive user-agent lines written the common way, matched in the lowered bytes:
+# "user-agent" in any case at the line start, the colon right after it, a line break. For such
+# a line without `#` the parser (FAST_KEYS or `lex_line`: an exact key, so no typo) gives
+# USER_AGENT and, as value, the text after the colon stripped of whitespace, so block lists of
+# hundreds of user-agent lines are read with a few C-level calls. (`[^\n]` rather than a set
+# excluding `#` too: the engine matches a single excluded character several times faster; a
+# `#` is looked for afterwards.)
+_UA_RUN = re.compile(rb"(?:user-agent:[^\n]*\n)+")
+_AFTER_KEY = itemgetter(slice(len("user-agent:"), None))
+
+
+def _directive(line: str) -> tuple[LineKind, str] | None:
+    """(kind, value) of one line, None for a line without a directive: `parser._read_groups`'s
+    per-line reading, step for step (fast path, comment/empty skip, `lex_line`, INVALID dropped)."""
+    key, colon, value = line.partition(":")
+    kind = FAST_KEYS.get(key)
+    if kind is not None and colon:
+        if "#" in value:
+            value = value.partition("#")[0]
+        return kind, value.strip(WHITESPACE)
+    if not line or line[0] == "#":
+        return None
+    lexed = lex_line(line)
+    if lexed is None or lexed[0] is _INVALID:
+        return None
+    return lexed[0], lexed[2]
+
+
+def _rules_of_lines(source: _Source, start: int, end: int, first_line: int) -> tuple[RawRule, ...]:
+    """The allow/disallow lines of `text[start:end]` (whole lines; the first is `first_line`),
+    each cut as the parser cuts it if the file has a NUL or an over-long line.
+
+    Every line is read, as `parser._read_groups` reads it, with its fast path inlined: a group's
+    rule region is mostly rule lines, so one split beats a candidate search here. (Bulk regex
+    runs of rule lines, as for user-agent lines, were measured no faster: real rule lists are
+    broken up by comments, blank lines and allow lines, and a run costs a few calls to set up.)
+    """
+    text = source.text
+    if source.capped:
+        return _cut_rules(text, start, end, first_line)
+    rules: list[RawRule] = []
+    add = rules.append
+    fast, whitespace, allow, disallow = FAST_KEYS.get, WHITESPACE, _ALLOW, _DISALLOW
+    for number, line in enumerate(text[start:end].split("\n"), first_line):
+        key, colon, value = line.partition(":")
+        kind = fast(key)
+        if kind is not None and colon:
+            if kind is disallow or kind is allow:
+                if "#" in value:
+                    value = value.partition("#")[0]
+                add((number, kind is allow, value.strip(whitespace)))
+        elif line and line[0] != "#":
+            lexed = lex_line(line)
+            if lexed is not None and (lexed[0] is disallow or lexed[0] is allow):
+                add((number, lexed[0] is allow, lexed[2]))
+    return tuple(rules)
+
+
+def _cut_rules(text: str, start: int, end: int, first_line: int) -> tuple[RawRule, ...]:
+    """`_rules_of_lines` in a file with a NUL or an over-long line: each line cut as the parser
+    cuts it (`cap_line` leaves every other line as it is)."""
+    rules: list[RawRule] = []
+    for number, line in enumerate(map(cap_line, text[start:end].split("\n")), first_line):
+        directive = _directive(line[0])
+        if directive is not None and directive[0] in _RULE_KINDS:
+            rules.append((number, directive[0] is _ALLOW, directive[1]))
+    return tuple(rules)
+
+
+def _rule_lines(
+    text: str, low: bytes, capped: bool, start: int, end: int, first_line: int, first_only: bool
+) -> list[RawRule]:
+    """Rule lines among the whole lines of `text[start:end]` (`start` begins line `first_line`),
+    found as candidates: lines holding "ll" or "alo" in the lowered bytes `low` (see the module
+    docstring). With `first_only`, stop after the first one (the group-boundary test).
+    """
+    found: list[RawRule] = []
+    line = first_line
+    counted = start  # `line` is the number of the line starting at `counted`
+    pos = start
+    next_ll = next_alo = -2  # the next hit of each needle, kept while ahead of `pos`; -1: none left
+    while pos < end:
+        if next_ll != -1 and next_ll < pos:
+            next_ll = low.find(b"ll", pos, end)
+        if next_alo != -1 and next_alo < pos:
+            next_alo = low.find(b"alo", pos, end)
+        if next_ll < 0:
+            if next_alo < 0:
+                break
+            hit = next_alo
+        elif next_alo < 0 or next_ll < next_alo:
+            hit = next_ll
+        else:
+            hit = next_alo
+        line_start = low.rfind(b"\n", start, hit) + 1 or start
+        line_end = low.find(b"\n", hit, end)
+        if line_end < 0:
+            line_end = end
+        content = text[line_start:line_end]
+        directive = _directive(cap_line(content)[0] if capped else content)
+        if directive is not None:
+            kind, value = directive
+            if kind is _DISALLOW or kind is _ALLOW:
+                line += low.count(b"\n", counted, line_start)
+                counted = line_start
+                found.append((line, kind is _ALLOW, value))
+                if first_only:
+                    break
+        pos = line_end + 1
+    return found
+
+
+def _rule_between(text: str, low: bytes, capped: bool, start: int, end: int, first_line: int) -> bool:
+    """Is one of the whole lines of `text[start:end]` an allow/disallow line? Nearly always the
+    first line is one, written the common way (`FAST_KEYS`): that is decided on the spot."""
+    colon = low.find(b":", start, end)
+    # A FAST_KEYS key holds no line break, so a hit is the first line's own key and colon; nor a
+    # NUL, and it is far shorter than the cap, so a cut line keeps that key and colon too.
+    if colon >= 0 and FAST_KEYS.get(text[start:colon]) in _RULE_KINDS:
+        return True
+    return bool(_rule_lines(text, low, capped, start, end, first_line, True))
+
+
+class _Source:
+    """What a group's rules are read from, shared by all the groups of a file."""
+
+    __slots__ = ("capped", "low", "text")
+
+    def __init__(self, text: str, low: bytes, capped: bool) -> None:
+        self.text = text  # LF line breaks, latin-1
+        self.low = low  # the same, lower-cased bytes
+        self.capped = capped  # the parser cuts lines (a NUL or an over-long line)
+
+
+class SkeletonGroup:
+    """One group: its user-agent lines, read eagerly, and its rules, read on first access.
+
+    Duck-compatible with `parser.RawGroup` (`agents`, `rules`). The rule cache is idempotent:
+    two threads racing compute equal tuples.
+    """
+
+    __slots__ = ("_end", "_first_line", "_rules", "_source", "_start", "agents")
+
+    def __init__(
+        self, agents: tuple[tuple[int, str], ...], source: _Source, start: int, end: int, first_line: int
+    ) -> None:
+        self.agents = agents
+        self._source = source
+        self._start = start  # the rule region: whole lines after the group's last user-agent line
+        self._end = end
+        self._first_line = first_line
+        self._rules: tuple[RawRule, ...] | None = None
+
+    @property
+    def rules(self) -> tuple[RawRule, ...]:
+        rules = self._rules
+        if rules is None:
+            rules = self._rules = _rules_of_lines(self._source, self._start, self._end, self._first_line)
+        return rules
+
+    def __repr__(self) -> str:
+        return f"SkeletonGroup(agents={self.agents!r})"
+
+
+class Skeleton:
+    """The groups and preamble of a file, duck-compatible with `parser.ParsedFile` for `View`."""
+
+    __slots__ = ("groups", "preamble")
+
+    def __init__(self, groups: tuple[SkeletonGroup, ...], preamble: tuple[RawRule, ...]) -> None:
+        self.groups = groups
+        self.preamble = preamble
+
+    def __repr__(self) -> str:
+        return f"Skeleton(groups={len(self.groups)}, preamble={len(self.preamble)})"
+
+
+def _has_long_line(body: bytes) -> bool:
+    """Does a line of `body` (breaks already LF) exceed `MAX_LINE_BYTES`? In a few C-level
+    searches: from a line start `pos`, the last break within the next `MAX_LINE_BYTES + 1` bytes
+    ends every line that starts before it, and those lines are short; none there means the line
+    at `pos` is too long. The next search starts after that break, so each two searches advance
+    by at least the cap."""
+    size = len(body)
+    window = MAX_LINE_BYTES + 1
+    pos = 0
+    while pos + window <= size:
+        last = body.rfind(b"\n", pos, pos + window)
+        if last < 0:
+            return True
+        pos = last + 1
+    return False
+
+
+def read_skeleton(data: bytes | str, max_bytes: int = DEFAULT_MAX_BYTES) -> Skeleton:
+    """The skeleton of `data`: size limit, BOM, line breaks and line cuts as `parse_file`."""
+    max_bytes = max(int(max_bytes), DEFAULT_MAX_BYTES)  # as parse_file: never below 500 KiB
+    body = prepare(data, max_bytes)[0]
+    if b"\r" in body:  # CR, LF and CRLF each end one line (split_lines)
+        body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    # As parse_file: in a file with a NUL or an over-long line, every line is read through
+    # `cap_line` (cut at the NUL, at the cap). A cut line is a prefix of the whole line, so the
+    # key that makes it a candidate is still found in the whole line.
+    capped = b"\x00" in body or (len(body) > MAX_LINE_BYTES and _has_long_line(body))
+    # latin-1: one character per byte, so offsets in the lowered bytes are offsets in the text.
+    return _read(body.decode("latin-1"), body.lower(), capped)
+
+
+def _read(text: str, low: bytes, capped: bool) -> Skeleton:
+    """One pass over the candidate user-agent lines, building the groups as it goes."""
+    size = len(text)
+    source = _Source(text, low, capped)
+    groups: list[SkeletonGroup] = []
+    agents: list[tuple[int, str]] = []
+    first_start = size  # where the first user-agent line starts: the preamble ends there
+    previous_end = previous_line = 0  # end and number of the last user-agent line
+    line = 1
+    pos = 0  # the start of line `line`
+    find, rfind, count = low.find, low.rfind, low.count
+    fast, whitespace, user_agent = FAST_KEYS.get, WHITESPACE, _USER_AGENT
+    ua_run = _UA_RUN.match
+    while True:
+        hit = find(b"agent", pos)
+        if hit < 0:
+            break
+        breaks = count(b"\n", pos, hit)
+        if breaks:
+            line += breaks
+            line_start = rfind(b"\n", pos, hit) + 1
+        else:
+            line_start = pos
+        line_end = find(b"\n", hit)
+        if line_end < 0:
+            line_end = size
+        content = cap_line(text[line_start:line_end])[0] if capped else text[line_start:line_end]
+        # `_directive`, with its fast path inlined: most candidates are `User-agent: x` lines.
+        key, colon, value = content.partition(":")
+        kind = fast(key)
+        if kind is not None and colon:
+            if kind is user_agent:
+                value = (value.partition("#")[0] if "#" in value else value).strip(whitespace)
+        else:
+            kind, value = _directive(content) or (None, "")
+        if kind is user_agent:
+            if not agents:
+                first_start = line_start
+            # A rule line between the previous user-agent line and this one closes the group
+            # (none can stand between two adjacent lines).
+            elif line_start != previous_end + 1 and _rule_between(
+                text, low, capped, previous_end + 1, line_start, previous_line + 1
+            ):
+                rules = previous_end + 1  # the group's rule lines are among those up to here
+                groups.append(SkeletonGroup(tuple(agents), source, rules, line_start, previous_line + 1))
+                agents = []
+            agents.append((line, value))
+            # More user-agent lines follow? Read them in bulk. (A first-byte test spares most
+            # lines the regex; a file whose lines are cut is read line by line.)
+            if low[line_end + 1 : line_end + 2] == b"u" and not capped and (run := ua_run(low, line_end + 1)):
+                line, line_end = _add_run(agents, text, low, line, line_end, run.end() - 1)
+            previous_end, previous_line = line_end, line
+        pos = line_end + 1
+        line += 1
+    if agents:
+        groups.append(SkeletonGroup(tuple(agents), source, previous_end + 1, size, previous_line + 1))
+    preamble = _rule_lines(text, low, capped, 0, first_start, 1, False) if first_start else ()
+    return Skeleton(tuple(groups), tuple(preamble))
+
+
+def _add_run(
+    agents: list[tuple[int, str]], text: str, low: bytes, line: int, start: int, end: int
+) -> tuple[int, int]:
+    """Add the lines of a `_UA_RUN` match: those after line `line` (which ends at `start`) up to
+    the break at `end`, or up to the first line with a `#`. Returns the last line and its end."""
+    comment = low.find(b"#", start, end)
+    if comment >= 0:
+        end = low.rfind(b"\n", start, comment)  # `start` itself at least: the line break
+    if end > start:
+        lines = text[start + 1 : end].split("\n")
+        agents.extend(
+            zip(numbers(line + 1), map(str.strip, map(_AFTER_KEY, lines), _WHITESPACES), strict=False)
+        )
+        line += len(lines)
+    return line, end
