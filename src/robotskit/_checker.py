@@ -21,7 +21,7 @@ from robotskit._url import (
     rfc_match_path,
     rfc_slow_match_path,
 )
-from robotskit._url_check import HOST_PREFIX, UrlCheck, compile_url_check
+from robotskit._url_check import HOST_PREFIX, MAX_URL, UrlCheck, compile_url_check
 from robotskit.matcher import Plan
 from robotskit.profiles import Profile
 
@@ -107,7 +107,8 @@ def make_checker(profile: Profile, plan: Plan) -> Check:
                 hit = compiled.url_escaped(decode_escapes(url))
                 if hit is not None:
                     return compiled.verdicts[hit.lastindex or 0]
-            path = after_compiled(url)
+            # (a URL over MAX_URL missed by length alone: its fast shapes may still apply)
+            path = after_compiled(url) if len(url) <= MAX_URL else slow(url)
             hit = compiled.path(path)
             if hit is not None:
                 return compiled.verdicts[hit.lastindex or 0]
