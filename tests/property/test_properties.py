@@ -223,3 +223,32 @@ def test_parsed_object_is_shared_across_threads() -> None:
         got = list(pool.map(lambda job: robots.allowed(*job), work))
     assert got == want
     assert any(want) and not all(want)
+
+
+def test_fresh_objects_race_to_compile_and_read_lazily() -> None:
+    """STYLE: threads racing on a fresh object (skeleton read, rule sets compiled mid-run) get exact verdicts."""
+    groups = "".join(
+        f"User-agent: bot{i}\n" + "".join(f"Disallow: /g{i}/p{j}/\nAllow: /g{i}/p{j}/ok\n" for j in range(12))
+        for i in range(300)
+    )
+    body = ("User-agent: *\nDisallow: /private/\nAllow: /private/o%6B\n" + groups).encode()
+    assert len(body) > 32_768
+    paths = [
+        "/g7/p3/x",
+        "/g7/p3/ok",
+        "/g7/p3/%6Fk",
+        "/private/ok",
+        "/private/x",
+        "/caf%C3%A9",
+        "/",
+        "/g299/p11/",
+    ]
+    work = [(URL + paths[i % len(paths)], ("bot7", "bot299", "other")[i % 3]) for i in range(3000)]
+    reference = robotskit.parse(body)
+    want = [reference.decide(u, a).allowed for u, a in work]
+    for _ in range(3):
+        fresh = robotskit.parse(body)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            got = list(pool.map(lambda job, robots=fresh: robots.allowed(*job), work))
+        assert got == want
+    assert any(want) and not all(want)
