@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
 from robotskit._model import Rule, RuleKind
 from robotskit._pattern import split_pattern
@@ -57,14 +56,16 @@ def _rule_source(pattern: str) -> str:
     return "".join(parts)
 
 
-# Characters the rfc9309 normalisation encodes as `%HH` (non-ASCII, controls, space, `"<>\\^`{|}`,
-# `*`, `$`), all but '#' (ends the path) and '%' (escapes are judged by KEPT_ESCAPE).
-RAW_SAFE_CHARACTERS = r'\x00-\x20\x7f-\U0010ffff"<>\\^`{|}*$'
+# The rfc9309 normalisation encodes non-ASCII, controls, space, `"<>\\^`{|}`, `*` and `$` as `%HH`.
+# With the printable characters it leaves alone, that is every character but '#' (which ends the
+# path) and '%' (escapes are judged by KEPT_ESCAPE): `_raw_characters_safe` says when a rule set
+# lets a path keep all of them raw. (Written `[^#%]`: a class spelt as ranges up to U+10FFFF costs
+# the regex compiler milliseconds.)
 _UPPER_HEX = frozenset("0123456789ABCDEF")
 
 
 def _raw_characters_safe(rules: Sequence[Rule]) -> bool:
-    """Whether a path may keep the characters in RAW_SAFE_CHARACTERS raw for this rule set.
+    """Whether a path may keep raw every character the normalisation would encode, for this rule set.
 
     Normalising turns such a character x into `%HH`. No normalised pattern can match x itself
     (patterns carry those characters escaped). If no pattern contains '%', no literal can match
@@ -85,7 +86,7 @@ def _raw_characters_safe(rules: Sequence[Rule]) -> bool:
     return True
 
 
-class UrlCheck(NamedTuple):
+class UrlCheck:
     """A compiled rule set: three anchored matchers and the verdict of each marker group.
 
     `url` takes a raw URL and fails (None) unless its fast shapes apply; `url_escaped` is the
@@ -93,12 +94,43 @@ class UrlCheck(NamedTuple):
     path already extracted and normalised, and matches unless it is longer than MAX_URL. Either
     way `verdicts[m.lastindex]` is the answer: every alternative, the final "no rule" one
     included, ends in an empty marker group, so the last group to close names the decision.
+    Only `url` is compiled up front; the other two, needed only after a miss, on first use.
     """
 
-    url: Callable[[str], re.Match[str] | None]
-    url_escaped: Callable[[str], re.Match[str] | None]
-    path: Callable[[str], re.Match[str] | None]
-    verdicts: tuple[bool, ...]
+    __slots__ = ("_path", "_path_source", "_url_escaped", "_url_escaped_source", "url", "verdicts")
+
+    def __init__(self, url: Matcher, url_escaped_source: str, path_source: str, verdicts: tuple[bool, ...]):
+        self.url = url
+        self.verdicts = verdicts
+        self._url_escaped_source = url_escaped_source
+        self._path_source = path_source
+        self._url_escaped: Matcher | None = None
+        self._path: Matcher | None = None
+
+    @property
+    def url_escaped(self) -> Matcher:
+        matcher = self._url_escaped
+        if matcher is None:  # idempotent: racing threads compile equal patterns
+            matcher = self._url_escaped = _compile(self._url_escaped_source)
+        return matcher
+
+    @property
+    def path(self) -> Matcher:
+        matcher = self._path
+        if matcher is None:
+            matcher = self._path = _compile(self._path_source)
+        return matcher
+
+
+Matcher = Callable[[str], "re.Match[str] | None"]
+_NEVER: Matcher = re.compile(r"(?!)").match
+
+
+def _compile(source: str) -> Matcher:
+    try:
+        return re.compile(source, re.DOTALL).match
+    except (re.error, RecursionError, OverflowError):  # pragma: no cover - defensive: `url` compiled
+        return _NEVER  # a miss: the caller takes the general path
 
 
 def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -> UrlCheck | None:
@@ -144,7 +176,7 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -
         if _raw_characters_safe(ordered):
             # Then only '%' can matter: a run to the end that stops at a '%' that is not a kept
             # escape (a single-character loop in the regex engine for the usual URL without one).
-            clean = f"(?=/(?:[{FAST_PATH_CHARACTERS}{RAW_SAFE_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
+            clean = f"(?=/(?:[^#%]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
             before = f"(?=[^%]*+(?:{KEPT_ESCAPE}[^%]*+)*+\\Z)"
         else:
             clean = after = f"(?=/(?:[{FAST_PATH_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
@@ -159,8 +191,7 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -
         scheme_authority = f"(?:{re.escape(host)}(?=/)|{scheme_authority})"
     try:
         url = re.compile(short + before + scheme_authority + after + rules_source, re.DOTALL)
-        url_escaped = re.compile(short + scheme_authority + clean + rules_source, re.DOTALL)
-        path = re.compile(short + rules_source, re.DOTALL)
     except (re.error, RecursionError, OverflowError):  # pragma: no cover - defensive
         return None
-    return UrlCheck(url.match, url_escaped.match, path.match, tuple(verdicts))
+    escaped_source = short + scheme_authority + clean + rules_source
+    return UrlCheck(url.match, escaped_source, short + rules_source, tuple(verdicts))
