@@ -130,11 +130,7 @@ class RobotsTxt:
         return parsed
 
     def _groups_source(self) -> GroupedFile:
-        if self._parsed is not None:
-            return self._parsed
-        if self._skeleton is not None:
-            return self._skeleton
-        return self._file  # pragma: no cover - one of the two is always set
+        return self._parsed or self._skeleton or self._file  # (a ParsedFile is a non-empty tuple)
 
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)

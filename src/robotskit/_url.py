@@ -50,8 +50,10 @@ def patterns_need_normalising(joined: str, *, google: bool) -> bool:
 
 # Fast paths for the common URL shapes, exactly equivalent to `path_params_query` where they
 # match: an absolute URL whose scheme contains no '/', '?' or ';' (so its '://' is the first one
-# and marks the scheme, as in Google's test), or a bare path starting with a single '/'.
-SCHEME_AUTHORITY = r"(?:[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*|(?=/(?!/)))"
+# and marks the scheme, as in Google's test), or a bare path starting with a single '/'. The
+# runs are possessive: the scheme run stops at ':' and the authority run at '/', '?', ';', '#' or
+# the end, so a shorter run could only leave a character no continuation accepts.
+SCHEME_AUTHORITY = r"(?:[A-Za-z][A-Za-z0-9+.\-]*+://[^/?;#]*+|(?=/(?!/)))"
 FAST_GOOGLE_PATH = re.compile(SCHEME_AUTHORITY + r"([/?;][^#]*)?")
 # For rfc9309 the path must also need no normalisation; otherwise the match fails and the
 # caller takes the slow path.
@@ -193,19 +195,17 @@ def rfc_normalise_path(path: str) -> str:
 # follow: one character class first, so the regex engine scans for it in a tight loop. A '%'
 # that starts no escape comes back unchanged, as `_PERCENT_ESCAPE.sub` leaves it.
 _PATH_TOKEN = re.compile(r'[\x00-\x20\x7f-\xff"<>\\^`{|}*$%](?:(?<=%)[0-9A-Fa-f]{2})?')
+# Every `%xx` spelling -> its rfc9309 form: the unreserved character, or the escape in upper case.
+_ESCAPE_FORMS = {
+    "%" + high + low: (
+        chr(int(high + low, 16)) if chr(int(high + low, 16)) in _UNRESERVED else "%" + (high + low).upper()
+    )
+    for high in _HEX
+    for low in _HEX
+}
 _PATH_REPLACEMENTS: dict[str, str] = {chr(code): escape for code, escape in _PATH_TABLE.items()}
 _PATH_REPLACEMENTS["%"] = "%"
-_PATH_REPLACEMENTS.update(
-    {
-        "%" + high + low: (
-            chr(int(high + low, 16))
-            if chr(int(high + low, 16)) in _UNRESERVED
-            else "%" + (high + low).upper()
-        )
-        for high in _HEX
-        for low in _HEX
-    }
-)
+_PATH_REPLACEMENTS.update(_ESCAPE_FORMS)
 
 
 def _normalised_token(match: re.Match[str]) -> str:
@@ -227,7 +227,8 @@ def rfc_decode_escapes(text: str) -> str:
 
 
 # An escape the normalisation changes: of an unreserved byte (2D 2E 30-39 41-5A 5F 61-7A 7E),
-# or written with a lower-case hex digit.
+# or written with a lower-case hex digit. `re.sub` finds the same escapes a left-to-right scan
+# would: an escape holds no '%', so escapes never overlap.
 _CHANGING_ESCAPE = re.compile(
     r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|2[DE]|3[0-9]|[46][1-9A-F]|5[0-9AF]|7[0-9AE])"
 )
@@ -249,21 +250,9 @@ def rfc_normalise_pattern(value: str) -> str:
 # a few C-level passes over one string instead of a few Python calls per value. Equal to the
 # per-value functions above, value by value (tests/core/test_first_check_equivalence.py).
 #
-# `re.sub` finds the same `%xx` as a left-to-right scan would (an escape holds no '%', so
-# escapes never overlap), and "\n" is no hex digit, so no escape spans two values. Only the
-# escapes a normalisation changes are matched: most files spell theirs in upper case already.
-_RFC_CHANGED_ESCAPE = re.compile(
-    # any lower-case hex digit, or the upper-case escape of an unreserved character
-    r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|2[DE]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE])"
-)
+# "\n" is no hex digit, so no escape spans two values. Only the escapes a normalisation changes
+# are matched (`_CHANGING_ESCAPE`): most files spell theirs in upper case already.
 _LOWER_CASE_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F])")
-_RFC_ESCAPE_FORMS = {
-    "%" + high + low: (
-        chr(int(high + low, 16)) if chr(int(high + low, 16)) in _UNRESERVED else "%" + (high + low).upper()
-    )
-    for high in _HEX
-    for low in _HEX
-}
 # Runs of non-ASCII characters (bytes >= 0x80) are percent-encoded by the ASCII codec with this
 # error handler: the codec scans in C and calls it once per run, where `str.translate` would
 # look each character up in a dict.
@@ -285,10 +274,6 @@ _PATTERN_KEEPS = bytes(code for code in range(0x80) if code not in _PATTERN_TABL
 _INNER_DOLLAR = re.compile(r"\$(?!\n|\Z)")
 
 
-def _rfc_escape_form(match: re.Match[str]) -> str:
-    return _RFC_ESCAPE_FORMS[match.group()]
-
-
 def _upper_case_escape(match: re.Match[str]) -> str:
     return match.group().upper()
 
@@ -300,7 +285,7 @@ def rfc_normalise_patterns(joined: str) -> str:
     holds nothing a later pass changes, as in the single `translate` of the per-value function.
     """
     if "%" in joined:
-        joined = _RFC_CHANGED_ESCAPE.sub(_rfc_escape_form, joined)
+        joined = _CHANGING_ESCAPE.sub(_normalised_token, joined)
     if not joined.isascii():
         try:
             joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from robotskit._model import Rule, RuleKind
 from robotskit._pattern import split_pattern
-from robotskit._url import FAST_PATH_CHARACTERS, KEPT_ESCAPE
+from robotskit._url import FAST_PATH_CHARACTERS, KEPT_ESCAPE, SCHEME_AUTHORITY
 from robotskit.profiles import Profile
 
 MAX_RULES = 160
@@ -180,12 +180,11 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -
             before = f"(?=[^%]*+(?:{KEPT_ESCAPE}[^%]*+)*+\\Z)"
         else:
             clean = after = f"(?=/(?:[{FAST_PATH_CHARACTERS}]++|{KEPT_ESCAPE})*+(?:#|\\Z))"
-    # SCHEME_AUTHORITY with possessive runs (nothing after them could use a shorter run), and the
-    # expected host tried first: a URL starting with it followed by '/' has exactly it as its
-    # scheme://authority, so both alternatives end in the same place.
-    # (The gemini test only where the host is not the expected one: that host is never gemini://
-    # unless the check is meant for gemini:// URLs, i.e. its profile was chosen at parse time.)
-    scheme_authority = not_gemini + r"(?:[A-Za-z][A-Za-z0-9+.\-]*+://[^/?;#]*+|(?=/(?!/)))"
+    # The expected host is tried first: a URL starting with it followed by '/' has exactly it as
+    # its scheme://authority, so both alternatives end in the same place. (The gemini test only
+    # where the host is not the expected one: that host is never gemini:// unless the check is
+    # meant for gemini:// URLs, i.e. its profile was chosen at parse time.)
+    scheme_authority = not_gemini + SCHEME_AUTHORITY
     found = HOST_PREFIX.match(host + "/") if host else None
     if found is not None and found.end() == len(host):
         scheme_authority = f"(?:{re.escape(host)}(?=/)|{scheme_authority})"

@@ -105,6 +105,11 @@ _PATTERN = st.lists(st.sampled_from(["/", "a", "b", "*", "$", "ab"]), min_size=1
 _PATH = st.lists(st.sampled_from(["/", "a", "b", "$"]), max_size=10).map(lambda p: "/" + "".join(p))
 
 
+def _star_group(patterns: list[tuple[str, bool]]) -> str:
+    """A file with one `*` group of (pattern, allow?) rules."""
+    return "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+
+
 def _reference_best(rules: list[Rule], path: str) -> bool:
     """Slow reference: scan every rule; longest pattern wins; allow wins ties (SPEC 3)."""
     best: tuple[int, bool] | None = None
@@ -139,7 +144,7 @@ def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[st
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=8), _PATH)
 def test_checker_equals_decide(patterns: list[tuple[str, bool]], path: str) -> None:
     """Property: the compiled fast check (`allowed`) equals `decide` in every profile."""
-    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    body = _star_group(patterns)
     for profile in ("rfc9309", "google", "gemini"):
         robots = robotskit.parse(body, profile)
         assert robots.allowed(path, "Bot") is robots.decide(path, "Bot").allowed
@@ -296,7 +301,7 @@ def test_compiled_url_check_equals_decide(
     from robotskit._url_check import compile_url_check
     from robotskit.profiles import PROFILES
 
-    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    body = _star_group(patterns)
     for name, host in (("rfc9309", ""), ("rfc9309", "https://h"), ("google", "http://h:8"), ("gemini", "")):
         robots = robotskit.parse(body, name)
         compiled = compile_url_check(robots.groups[0].rules if robots.groups else (), PROFILES[name], host)
@@ -372,7 +377,7 @@ def test_compiled_check_with_raw_characters_equals_decide(
     from robotskit._url_check import compile_url_check
     from robotskit.profiles import PROFILES
 
-    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    body = _star_group(patterns)
     robots = robotskit.parse(body, "rfc9309")
     compiled = compile_url_check(
         robots.groups[0].rules if robots.groups else (), PROFILES["rfc9309"], "https://h"
@@ -438,7 +443,7 @@ def test_hot_check_after_escape_repair_equals_decide(
     patterns: list[tuple[str, bool]], urls: list[str]
 ) -> None:
     """Property: a compiled (hot) check answers every URL as `decide` does, escapes like `%%37f` included."""
-    body = "User-agent: *\n" + "".join(f"{'Allow' if a else 'Disallow'}: {p}\n" for p, a in patterns)
+    body = _star_group(patterns)
     robots = robotskit.parse(body)
     for _ in range(_checker.COMPILE_AFTER):
         robots.allowed("https://h/warm-up", "Bot")
