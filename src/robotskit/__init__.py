@@ -8,9 +8,12 @@
 The core (parse, match) uses only the standard library. See README.md for the tour.
 """
 
-from robotskit._authority import authority_key, robots_txt_url
-from robotskit._lexer import lex
-from robotskit._model import (
+from robotskit.cache.backends import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
+from robotskit.client.clients import AsyncRobotsClient, RobotsClient
+from robotskit.core.agents import GEMINI_PURPOSES, Agent, product_token
+from robotskit.core.extensions import RequestRate
+from robotskit.core.lexer import lex
+from robotskit.core.model import (
     Decision,
     Diagnostic,
     Group,
@@ -22,11 +25,9 @@ from robotskit._model import (
     Severity,
     TokenVerdict,
 )
-from robotskit._robots import RobotsTxt, parse
-from robotskit._url import path_params_query
-from robotskit.agents import GEMINI_PURPOSES, Agent, product_token
-from robotskit.cache import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
-from robotskit.client import AsyncRobotsClient, RobotsClient
+from robotskit.core.profiles import PROFILES
+from robotskit.core.url import path_params_query
+from robotskit.document import RobotsTxt, parse
 from robotskit.errors import (
     CacheError,
     FetchError,
@@ -37,9 +38,8 @@ from robotskit.errors import (
     RobotskitError,
     UnknownProfile,
 )
-from robotskit.extensions import RequestRate
-from robotskit.policy import Outcome, PolicyConfig, RobotsEntry
-from robotskit.profiles import PROFILES
+from robotskit.policy.authority import authority_key, robots_txt_url
+from robotskit.policy.flow import Outcome, PolicyConfig, RobotsEntry
 
 __version__ = "0.1.0"
 

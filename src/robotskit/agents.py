@@ -1,97 +1,22 @@
-"""Who is asking: product tokens, Gemini purposes, aliases and how their verdicts combine.
+"""Agents: product tokens, aliases and Gemini purposes.
 
-SPEC.md section 4. An `Agent` is what a caller passes (a plain string is shorthand for
-`Agent(string)`). Each profile turns it into the list of tokens to judge:
-
-- web profiles, combine="merge": one view, the groups of every token pooled (Google's way of
-  checking `googlebot-news` together with `googlebot`);
-- web profiles, combine="most_restrictive": each token judged alone, disallowed if any says no;
-- gemini: `*`, every purpose and the bot's own token, each judged alone; all must allow.
+Kept for its import path; the code lives in `robotskit.core.agents`.
 """
 
-from __future__ import annotations
+from robotskit.core.agents import (
+    GEMINI_PURPOSES,
+    MERGE,
+    MOST_RESTRICTIVE,
+    Agent,
+    as_agent,
+    product_token,
+)
 
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from functools import lru_cache
-
-from robotskit.errors import InvalidArgument
-
-MERGE = "merge"
-MOST_RESTRICTIVE = "most_restrictive"
-GEMINI_PURPOSES = ("archiver", "indexer", "researcher", "webproxy")
-
-_PRODUCT_TOKEN = re.compile(r"(?:[A-Za-z0-9_-]|[^\x00-\x7f\s])*")  # as profiles._RFC_TOKEN
-
-
-@lru_cache(maxsize=4096)
-def product_token(user_agent: str) -> str:
-    """The product token of a user-agent string: its leading run of `[A-Za-z0-9_-]` (and non-ASCII letters).
-
-    RFC 9309 2.2.1 asks crawlers to match on the product token: `MyBot/2.1 (+https://x)` -> `MyBot`.
-    `*` stays `*`. Case is kept; matching is case-insensitive.
-    """
-    text = user_agent.strip()
-    if text == "*":
-        return "*"
-    match = _PRODUCT_TOKEN.match(text)
-    return match.group(0) if match else ""
-
-
-def _as_tuple(values: Iterable[str] | str, what: str) -> tuple[str, ...]:
-    if isinstance(values, str):
-        values = (values,)
-    result = tuple(values)
-    for value in result:
-        if not isinstance(value, str):
-            raise InvalidArgument(f"{what} must be strings, got {value!r}")
-    return result
-
-
-@dataclass(frozen=True, slots=True)
-class Agent:
-    """A crawler identity: a product token (or a full user-agent string), purposes and aliases.
-
-    `token` may be None for an anonymous Gemini client that only declares purposes.
-    `purposes` are Gemini virtual agents (`archiver`, `indexer`, `researcher`, `webproxy`); web
-    profiles ignore them. `aliases` are further tokens the crawler obeys (e.g. `googlebot` for
-    `googlebot-news`); `combine` says how their groups combine in web profiles.
-    """
-
-    token: str | None
-    purposes: tuple[str, ...] = field(default=())
-    aliases: tuple[str, ...] = field(default=())
-    combine: str = MERGE
-
-    def __post_init__(self) -> None:
-        if self.token is not None and not isinstance(self.token, str):
-            raise InvalidArgument(f"agent token must be a string or None, got {self.token!r}")
-        object.__setattr__(self, "purposes", tuple(p.lower() for p in _as_tuple(self.purposes, "purposes")))
-        object.__setattr__(self, "aliases", _as_tuple(self.aliases, "aliases"))
-        if self.combine not in (MERGE, MOST_RESTRICTIVE):
-            raise InvalidArgument(f"combine must be {MERGE!r} or {MOST_RESTRICTIVE!r}, got {self.combine!r}")
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The token and aliases as given (no purposes)."""
-        return ((self.token,) if self.token is not None else ()) + self.aliases
-
-
-def as_agent(agent: str | Agent | None) -> Agent:
-    """Accept a token, a full user-agent string, an `Agent`, or None (the global agent `*`)."""
-    if isinstance(agent, Agent):
-        return agent
-    if agent is None:
-        return _STAR
-    if isinstance(agent, str):
-        return _agent_from_string(agent)
-    raise InvalidArgument(f"agent must be a string or robotskit.Agent, got {type(agent).__name__}")
-
-
-@lru_cache(maxsize=1024)
-def _agent_from_string(agent: str) -> Agent:
-    return Agent(agent)
-
-
-_STAR = Agent("*")
+__all__ = [
+    "GEMINI_PURPOSES",
+    "MERGE",
+    "MOST_RESTRICTIVE",
+    "Agent",
+    "as_agent",
+    "product_token",
+]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import robotskit
-from robotskit._model import LineKind
+from robotskit.core.model import LineKind
 
 ROOT = Path(__file__).resolve().parents[2]
 

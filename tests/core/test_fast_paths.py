@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robotskit
-from robotskit import _checker
-from robotskit._lexer import cap_line, lex_line, prepare, rows, split_lines
-from robotskit._model import LineKind, Rule, RuleKind
-from robotskit._pattern import RuleSet, pattern_matches
-from robotskit._url import google_match_path, path_params_query, rfc_match_path, rfc_normalise_path
+from robotskit.core import checker as _checker
+from robotskit.core.lexer import cap_line, lex_line, prepare, rows, split_lines
+from robotskit.core.model import LineKind, Rule, RuleKind
+from robotskit.core.pattern import RuleSet, pattern_matches
+from robotskit.core.url import google_match_path, path_params_query, rfc_match_path, rfc_normalise_path
 from tests.conftest import CORPUS, require_shared
 
 
@@ -126,7 +126,7 @@ def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[st
     """Property: the RuleSet (indexed, and before indexing) decides as a scan of every rule does."""
     from unittest import mock
 
-    from robotskit import _pattern
+    from robotskit.core import pattern as _pattern
 
     rules = [
         Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
@@ -228,7 +228,7 @@ _NORM_PIECES = st.sampled_from(
 @given(st.lists(_NORM_PIECES, max_size=10).map("".join))
 def test_rfc_normalisation_equals_reference(text: str) -> None:
     """Property: the table-driven rfc9309 normalisation equals the one-character-at-a-time reference."""
-    from robotskit._url import rfc_normalise_path, rfc_normalise_pattern
+    from robotskit.core.url import rfc_normalise_path, rfc_normalise_pattern
 
     assert rfc_normalise_path(text) == _reference_normalise(text, escape_specials=True, raw_bytes=False)
     raw = text.encode("utf-8", "surrogatepass").decode("latin-1")
@@ -246,7 +246,7 @@ def test_rule_index_with_character_filter_equals_scan(
     """
     from unittest import mock
 
-    from robotskit import _pattern
+    from robotskit.core import pattern as _pattern
 
     rules = [
         Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
@@ -269,7 +269,7 @@ def test_rule_index_with_character_filter_equals_scan(
 @given(st.lists(st.lists(_NORM_PIECES, max_size=5).map("".join), min_size=1, max_size=4))
 def test_batch_normalisation_check_never_misses(values: list[str]) -> None:
     """Property: when the one-search group test says "no pattern changes", none does (both families)."""
-    from robotskit._url import google_escape_pattern, patterns_need_normalising, rfc_normalise_pattern
+    from robotskit.core.url import google_escape_pattern, patterns_need_normalising, rfc_normalise_pattern
 
     raw = [value.encode("utf-8", "surrogatepass").decode("latin-1") for value in values]
     joined = "\n".join(raw)
@@ -298,7 +298,7 @@ def test_compiled_url_check_equals_decide(
     patterns: list[tuple[str, bool]], urls: list[tuple[str, str]]
 ) -> None:
     """Property: wherever the one-regex compiled check answers, it answers as `decide` does."""
-    from robotskit._url_check import compile_url_check
+    from robotskit.core.url_check import compile_url_check
     from robotskit.profiles import PROFILES
 
     body = _star_group(patterns)
@@ -374,7 +374,7 @@ def test_compiled_check_with_raw_characters_equals_decide(
     patterns: list[tuple[str, bool]], urls: list[str]
 ) -> None:
     """Property: where a rule set lets raw `é`, `*`, space... through the URL regex, verdicts equal `decide`."""
-    from robotskit._url_check import compile_url_check
+    from robotskit.core.url_check import compile_url_check
     from robotskit.profiles import PROFILES
 
     body = _star_group(patterns)
@@ -392,7 +392,7 @@ def test_compiled_check_with_raw_characters_equals_decide(
 
 def test_raw_characters_reach_the_compiled_check_only_when_safe() -> None:
     """A raw `é` takes the one-regex path unless a pattern could read the hex digits of its escape."""
-    from robotskit._url_check import compile_url_check
+    from robotskit.core.url_check import compile_url_check
     from robotskit.profiles import PROFILES
 
     rfc = PROFILES["rfc9309"]

@@ -12,16 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robotskit
-from robotskit._lexer import to_text
-from robotskit._model import Rule, RuleKind
-from robotskit._pattern import INDEX_AFTER, RuleSet
-from robotskit._url import (
+from robotskit.core.lexer import to_text
+from robotskit.core.matcher import decide
+from robotskit.core.model import Rule, RuleKind
+from robotskit.core.pattern import INDEX_AFTER, RuleSet
+from robotskit.core.url import (
     google_escape_pattern,
     google_escape_patterns,
     rfc_normalise_pattern,
     rfc_normalise_patterns,
 )
-from robotskit.matcher import decide
 from robotskit.profiles import PROFILES, cached_group_token, group_token, group_token_cache
 
 # Pattern values as the lexer hands them over: latin-1 text (one character per byte), no "\n".

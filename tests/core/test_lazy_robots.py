@@ -7,7 +7,7 @@ import json
 import pytest
 
 import robotskit
-from robotskit import _robots
+from robotskit.core import robots as _robots
 from tests.conftest import CORPUS, require_shared
 
 AGENTS = ("Googlebot", "ExampleBot", "*")

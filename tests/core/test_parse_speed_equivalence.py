@@ -13,10 +13,10 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from robotskit import parser
-from robotskit._lexer import FAST_KEYS, MAX_LINE_BYTES, WHITESPACE, fast_value, lex_line
-from robotskit._model import LineKind
-from robotskit.parser import ParsedFile, parse_file
+from robotskit.core import parser
+from robotskit.core.lexer import FAST_KEYS, MAX_LINE_BYTES, WHITESPACE, fast_value, lex_line
+from robotskit.core.model import LineKind
+from robotskit.core.parser import ParsedFile, parse_file
 
 
 def _reference(data: bytes, robots_url: str | None = None) -> ParsedFile:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from robotskit._lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES
-from robotskit._skeleton import Skeleton, SkeletonGroup, read_skeleton
-from robotskit.parser import parse_file
+from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES
+from robotskit.core.parser import parse_file
+from robotskit.core.skeleton import Skeleton, SkeletonGroup, read_skeleton
 from tests.conftest import CORPUS, require_shared
 
 

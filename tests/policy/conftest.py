@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
+from robotskit.fetch.testing import FrozenClock, MockFetcher, Script
 from robotskit.policy import DEFAULT_POLICY, PolicyConfig, RobotsEntry, fetch_flow, run_flow
-from robotskit.testing import FrozenClock, MockFetcher, Script
 
 Drive = Callable[..., tuple[RobotsEntry, MockFetcher]]
 

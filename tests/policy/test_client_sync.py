@@ -13,7 +13,7 @@ from robotskit.agents import Agent
 from robotskit.cache import MemoryCache, SQLiteCache
 from robotskit.client import RobotsClient
 from robotskit.errors import FetchError, InvalidArgument, InvalidURL, UnknownProfile
-from robotskit.fetch._types import FetchRequest, FetchResponse
+from robotskit.fetch import FetchRequest, FetchResponse
 from robotskit.policy import Outcome
 from robotskit.testing import FrozenClock, MockFetcher, gemini_response, http_response
 

@@ -15,7 +15,7 @@ import pytest
 from robotskit.cache import MemoryCache, RedisCache, SQLiteCache, entry_from_dict, entry_to_dict
 from robotskit.client import RobotsClient
 from robotskit.errors import FetchError
-from robotskit.fetch._types import FetchResponse
+from robotskit.fetch import FetchResponse
 from robotskit.policy import Outcome, RobotsEntry
 from robotskit.testing import FrozenClock, MockFetcher, ftp_response, gemini_response, http_response
 

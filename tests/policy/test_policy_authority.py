@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from robotskit._authority import authority_key, robots_txt_url
 from robotskit.errors import InvalidArgument, InvalidURL
+from robotskit.policy.authority import authority_key, robots_txt_url
 
 SAME_AUTHORITY = [
     # (url, expected key)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from robotskit import _model
 from robotskit.agents import Agent
+from robotskit.core import model as _model
 from robotskit.policy import decide
 from robotskit.testing import gemini_response, http_response
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robotskit.errors import FetchError
-from robotskit.fetch._types import FetchResponse
+from robotskit.fetch import FetchResponse
 from robotskit.policy import Outcome, RobotsEntry, decide, fetch_flow
 
 NOW = 1_767_225_600.0

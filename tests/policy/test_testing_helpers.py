@@ -8,7 +8,7 @@ import time
 import pytest
 
 from robotskit.errors import FetchError
-from robotskit.fetch._types import AsyncFetcher, Fetcher, FetchRequest
+from robotskit.fetch import AsyncFetcher, Fetcher, FetchRequest
 from robotskit.testing import AsyncMockFetcher, FrozenClock, MockFetcher, http_response
 
 

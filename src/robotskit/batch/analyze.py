@@ -177,7 +177,7 @@ def probe_paths(robots: Any, paths: tuple[str, ...]) -> tuple[str, ...]:
     every probe is `disallowed`, on some is `partial`, on none is `allowed`.
     """
     try:
-        from robotskit.audit import sample_paths  # noqa: PLC0415 - optional sibling module
+        from robotskit.audit.report import sample_paths  # noqa: PLC0415 - optional sibling module
 
         derived: tuple[str, ...] = tuple(sample_paths(robots))
     except ImportError:
@@ -209,7 +209,7 @@ def _lint_ids(robots: Any, content_type: str | None, config: BatchConfig) -> lis
     diagnostics = robots.diagnostics
     if config.lint:
         try:
-            lint_module = importlib.import_module("robotskit.lint")
+            lint_module = importlib.import_module("robotskit.lint.runner")
         except ImportError:
             lint_module = None
         if lint_module is not None:
@@ -220,7 +220,7 @@ def _lint_ids(robots: Any, content_type: str | None, config: BatchConfig) -> lis
 @lru_cache(maxsize=16)
 def _agents(specs: tuple[AgentSpec, ...]) -> tuple[Any, ...]:
     """robotskit.Agent values for a run's specs, built once per worker process."""
-    from robotskit.agents import Agent  # noqa: PLC0415
+    from robotskit.core.agents import Agent  # noqa: PLC0415
 
     return tuple(Agent(spec.token, purposes=spec.purposes, aliases=spec.aliases) for spec in specs)
 
@@ -252,7 +252,7 @@ def _agent_row(
 
 def _content_signal(robots: Any, agent: Any) -> dict[str, bool | None] | None:
     try:
-        prefs = importlib.import_module("robotskit.ai_prefs")
+        prefs = importlib.import_module("robotskit.ai_prefs.lookup")
     except ImportError:
         return None
     signal = prefs.content_signal(robots, agent)

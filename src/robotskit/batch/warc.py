@@ -88,7 +88,7 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
 def url_key(url: str) -> str:
     """A URL as the index keys it: the authority as the policy keys it, then path and query."""
     try:
-        from robotskit._authority import authority_key  # noqa: PLC0415
+        from robotskit.policy.authority import authority_key  # noqa: PLC0415
 
         authority = authority_key(url)
     except (ImportError, ValueError):
@@ -101,8 +101,8 @@ def url_key(url: str) -> str:
 def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) -> Capture:
     """Run the fetch policy for `first`'s authority with this file as the network."""
     from robotskit.errors import ProtocolViolation  # noqa: PLC0415
-    from robotskit.fetch._types import FetchRequest, FetchResponse  # noqa: PLC0415
-    from robotskit.policy import fetch_flow, run_flow  # noqa: PLC0415
+    from robotskit.policy.flow import fetch_flow, run_flow  # noqa: PLC0415
+    from robotskit.policy.messages import FetchRequest, FetchResponse  # noqa: PLC0415
 
     last: list[_Response] = []
 

@@ -49,7 +49,7 @@ def _render_audit(out: Output, report: dict[str, Any]) -> None:
 
 def cmd_audit(args: argparse.Namespace, out: Output) -> int:
     try:
-        from robotskit.audit import audit  # noqa: PLC0415 - the crawler table loads on demand
+        from robotskit.audit.report import audit  # noqa: PLC0415 - the crawler table loads on demand
     except ImportError as exc:
         raise CliError(f"robotskit audit is not available: {exc}") from exc
     report = audit(load_file(args.robots, args))

@@ -9,8 +9,6 @@ from urllib.parse import urljoin
 from rich.text import Text
 
 import robotskit
-from robotskit._authority import authority_key
-from robotskit._model import Decision
 from robotskit.cli._output import (
     Output,
     decision_json,
@@ -32,7 +30,9 @@ from robotskit.cli._sources import (
     read_url_file,
     split_targets,
 )
-from robotskit.lint import match_end
+from robotskit.core.model import Decision
+from robotskit.lint.runner import match_end
+from robotskit.policy.authority import authority_key
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from robotskit._model import Diagnostic, Severity
 from robotskit.cli._output import Output, source_line
 from robotskit.cli._sources import FOUND, OK, CliError, load
-from robotskit.lint import check_selectors, lint
+from robotskit.core.model import Diagnostic, Severity
+from robotskit.lint.runner import check_selectors, lint
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rich.console import Console
 from rich.text import Text
 
-from robotskit._model import Decision, Rule
+from robotskit.core.model import Decision, Rule
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
-    from robotskit.policy import RobotsEntry
+    from robotskit.policy.flow import RobotsEntry
 
 __all__ = [
     "JSON_VERSION",

@@ -19,8 +19,8 @@ import robotskit
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
-    from robotskit.client import RobotsClient
-    from robotskit.policy import RobotsEntry
+    from robotskit.client.clients import RobotsClient
+    from robotskit.policy.flow import RobotsEntry
 
 __all__ = [
     "ERROR",
@@ -118,7 +118,7 @@ class Loaded:
 
 
 def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> RobotsClient:
-    from robotskit.client import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+    from robotskit.client.clients import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
 
     return RobotsClient(
         agent if agent is not None else agent_of(args),

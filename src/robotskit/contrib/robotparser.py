@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.robotparser import RequestRate
 
 import robotskit
-from robotskit.client import RobotsClient
+from robotskit.client.clients import RobotsClient
 
 if TYPE_CHECKING:
-    from robotskit._robots import RobotsTxt
-    from robotskit.policy import RobotsEntry
+    from robotskit.document import RobotsTxt
+    from robotskit.policy.flow import RobotsEntry
 
 __all__ = ["RequestRate", "RobotFileParser"]
 

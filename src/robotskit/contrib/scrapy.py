@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request
 
-    from robotskit._robots import RobotsTxt
+    from robotskit.document import RobotsTxt
 
 __all__ = ["CrawlDelayExtension", "RobotParser"]
 

@@ -1,6 +1,6 @@
 """Fetch adapters: the only modules that open sockets. See _types for the contract."""
 
-from robotskit.fetch._types import (
+from robotskit.policy.messages import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     AsyncFetcher,

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
 from robotskit.fetch._errors import os_error
-from robotskit.fetch._types import FetchRequest, FetchResponse
+from robotskit.policy.messages import FetchRequest, FetchResponse
 
 __all__ = ["AsyncFtpFetcher", "FtpFetcher"]
 

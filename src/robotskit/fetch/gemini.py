@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
 from robotskit.fetch._errors import os_error
 from robotskit.fetch._tofu import Pin, TofuStore, cert_not_after
-from robotskit.fetch._types import FetchRequest, FetchResponse
+from robotskit.policy.messages import FetchRequest, FetchResponse
 
 __all__ = ["AsyncGeminiFetcher", "GeminiFetcher", "Pin", "TofuStore"]
 

@@ -29,7 +29,7 @@ from typing import cast
 import httpx
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
-from robotskit.fetch._types import FetchRequest, FetchResponse
+from robotskit.policy.messages import FetchRequest, FetchResponse
 
 __all__ = ["AsyncHttpFetcher", "HttpFetcher"]
 

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from robotskit._lint_context import RULE_KINDS, Check, Context, lines_of, records_of
-from robotskit._model import Diagnostic, LineKind
+from robotskit.core.model import Diagnostic, LineKind
+from robotskit.lint.context import RULE_KINDS, Check, Context, lines_of, records_of
 
 __all__ = ["CHECKS"]
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
-from robotskit import _lint_parse, _lint_rules, _lint_values
-from robotskit._lint_context import CODES, PROFILES, Context, token_for
-from robotskit._lint_patterns import match_end
-from robotskit._model import Diagnostic
+from robotskit.core.model import Diagnostic
 from robotskit.errors import UnknownProfile
+from robotskit.lint import parse_checks as _lint_parse
+from robotskit.lint import rule_checks as _lint_rules
+from robotskit.lint import value_checks as _lint_values
+from robotskit.lint.context import CODES, PROFILES, Context, token_for
+from robotskit.lint.patterns import match_end
 
 if TYPE_CHECKING:
-    from robotskit import RobotsTxt
+    from robotskit.core.robots import ParsedRobots
 
 __all__ = ["CODES", "check_selectors", "lint", "match_end", "token_for", "wanted"]
 
@@ -31,7 +33,7 @@ _HTML_NOISE = frozenset({"RK110", "RK111", "RK112", "RK201"})
 
 
 def lint(
-    robots: RobotsTxt,
+    robots: ParsedRobots,
     *,
     profile: str | None = None,
     content_type: str | None = None,

@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from robotskit._model import Rule
+from robotskit.core.model import Rule
 
 __all__ = ["CoverIndex", "Pattern", "by_star_insertion", "match_end"]
 

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from robotskit._model import Group
-from robotskit.crawlers import Crawler, CrawlerTable, load_crawlers
+from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
+from robotskit.core.model import Group
 
 if TYPE_CHECKING:
-    from robotskit._robots import RobotsTxt
+    from robotskit.document import RobotsTxt
 
 SCHEMA = "robotskit.audit/1"
 FULL, PARTIAL, NONE = "full", "partial", "none"

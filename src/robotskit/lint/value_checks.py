@@ -9,7 +9,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Iterator, Mapping
 
-from robotskit._lint_context import (
+from robotskit.ai_prefs.lookup import SIGNAL_KEYS, USAGE_LABELS, parse_sf_dictionary
+from robotskit.core.model import Diagnostic, LineKind, Severity
+from robotskit.lint.context import (
     INFO,
     RULE_KINDS,
     WARN,
@@ -20,8 +22,6 @@ from robotskit._lint_context import (
     token_for,
     tokens_text,
 )
-from robotskit._model import Diagnostic, LineKind, Severity
-from robotskit.ai_prefs import SIGNAL_KEYS, USAGE_LABELS, parse_sf_dictionary
 
 __all__ = ["CHECKS"]
 

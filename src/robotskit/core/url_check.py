@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from robotskit._model import Rule, RuleKind
-from robotskit._pattern import split_pattern
-from robotskit._url import FAST_PATH_CHARACTERS, KEPT_ESCAPE, SCHEME_AUTHORITY
-from robotskit.profiles import Profile
+from robotskit.core.model import Rule, RuleKind
+from robotskit.core.pattern import split_pattern
+from robotskit.core.profiles import Profile
+from robotskit.core.url import FAST_PATH_CHARACTERS, KEPT_ESCAPE, SCHEME_AUTHORITY
 
 MAX_RULES = 160
 MAX_WILDCARDS = 24

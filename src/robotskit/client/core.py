@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from robotskit._model import Decision
-from robotskit.agents import Agent, as_agent, product_token
-from robotskit.cache import Cache, open_cache
+from robotskit.cache.backends import Cache, open_cache
+from robotskit.core.agents import Agent, as_agent, product_token
+from robotskit.core.model import Decision
+from robotskit.core.profiles import get_profile
 from robotskit.errors import FetchError, InvalidArgument
-from robotskit.fetch._types import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
-from robotskit.policy import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
-from robotskit.profiles import get_profile
+from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
+from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
 
 __all__ = ["ClientBase", "ClientCore", "wrap_os_error"]
 

@@ -1,33 +1,31 @@
-"""`RobotsTxt`, the parsed file, and `parse`, the entry point of the core.
+"""`ParsedRobots`, the parsed file: the entry point of the core.
 
-A `RobotsTxt` is immutable: it holds the profile-neutral parse and builds each profile
-family's `View` on first use (a cache, not state: two threads racing build equal views).
-It pickles as its input bytes and options and is parsed again on load, which keeps pickles
-small and always consistent with the running version.
+The public `robotskit.RobotsTxt` (robotskit.document) is this class plus the AI-preference
+accessors, which live in a layer above the core. A parsed file is immutable: it holds the
+profile-neutral parse and builds each profile family's `View` on first use (a cache, not state:
+two threads racing build equal views). It pickles as its input bytes and options and is parsed
+again on load, which keeps pickles small and always consistent with the running version.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from robotskit._checker import Check, Matcher, make_checker
-from robotskit._lexer import DEFAULT_MAX_BYTES, lex
-from robotskit._model import Decision, Diagnostic, Group, Line, Record
-from robotskit._skeleton import Skeleton, read_skeleton
-from robotskit.agents import Agent
-from robotskit.extensions import (
+from robotskit.core.agents import Agent
+from robotskit.core.checker import Check, Matcher, make_checker
+from robotskit.core.extensions import (
     CRAWL_DELAY_KEYS,
     REQUEST_RATE_KEYS,
     RequestRate,
     parse_crawl_delay,
     parse_request_rate,
 )
-from robotskit.matcher import View, decide
-from robotskit.parser import GroupedFile, ParsedFile, parse_file
-from robotskit.profiles import PROFILES, RFC9309, Profile, get_profile, profile_for_url
-
-if TYPE_CHECKING:
-    from robotskit.ai_prefs import ContentSignal, ContentUsage
+from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
+from robotskit.core.matcher import View, decide
+from robotskit.core.model import Decision, Diagnostic, Group, Line, Record
+from robotskit.core.parser import GroupedFile, ParsedFile, parse_file
+from robotskit.core.profiles import PROFILES, RFC9309, Profile, get_profile, profile_for_url
+from robotskit.core.skeleton import Skeleton, read_skeleton
 
 AgentLike = str | Agent | None
 _MAX_CHECKERS = 1024
@@ -69,7 +67,7 @@ def _last_check(agent: object, check: Check) -> _LastCheck:
     return (agent, check.url_match, check.verdicts, check)
 
 
-class RobotsTxt:
+class ParsedRobots:
     """A parsed robots.txt. Build it with `robotskit.parse`; never raises on content."""
 
     __slots__ = (
@@ -271,45 +269,19 @@ class RobotsTxt:
                 return rate
         return None
 
-    def content_signal(self, agent: AgentLike = None) -> ContentSignal | None:
-        """Cloudflare Content-Signal preferences that apply to `agent` (see robotskit.ai_prefs)."""
-        from robotskit.ai_prefs import content_signal  # noqa: PLC0415 - keeps the core import light
-
-        return content_signal(self, agent)
-
-    def content_usage(self, url: str, agent: AgentLike = None) -> ContentUsage | None:
-        """IETF AI-preferences Content-Usage that applies to `url` for `agent` (see robotskit.ai_prefs)."""
-        from robotskit.ai_prefs import content_usage  # noqa: PLC0415 - keeps the core import light
-
-        return content_usage(self, url, agent)
-
     # -- value semantics ------------------------------------------------------------------------
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_restore, (self._body, self.profile, self._max_bytes, self._robots_url))
+        return (_restore, (type(self), self._body, self.profile, self._max_bytes, self._robots_url))
 
     def __repr__(self) -> str:
         return (
-            f"<RobotsTxt profile={self.profile or 'auto'} groups={len(self._groups_source().groups)} "
-            f"size={self.size} truncated={self.truncated}>"
+            f"<{type(self).__name__} profile={self.profile or 'auto'} "
+            f"groups={len(self._groups_source().groups)} size={self.size} truncated={self.truncated}>"
         )
 
 
-def _restore(body: bytes | str, profile: str | None, max_bytes: int, robots_url: str | None) -> RobotsTxt:
-    return RobotsTxt(body, profile, max_bytes=max_bytes, robots_url=robots_url)
-
-
-def parse(
-    data: bytes | str,
-    profile: str | None = None,
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    robots_url: str | None = None,
-) -> RobotsTxt:
-    """Parse a robots.txt body. Never raises on content.
-
-    `profile`: "rfc9309", "google", "gemini", or None to choose per URL at decision time
-    (gemini for gemini:// URLs, rfc9309 otherwise). `max_bytes`: how much to read (at least
-    500 KiB). `robots_url`: where the file came from, to resolve relative sitemap URLs.
-    """
-    return RobotsTxt(data, profile, max_bytes=max_bytes, robots_url=robots_url)
+def _restore(
+    cls: type[ParsedRobots], body: bytes | str, profile: str | None, max_bytes: int, robots_url: str | None
+) -> ParsedRobots:
+    return cls(body, profile, max_bytes=max_bytes, robots_url=robots_url)

@@ -37,7 +37,7 @@ from itertools import count as numbers
 from itertools import repeat
 from operator import itemgetter
 
-from robotskit._lexer import (
+from robotskit.core.lexer import (
     DEFAULT_MAX_BYTES,
     FAST_KEYS,
     MAX_LINE_BYTES,
@@ -46,8 +46,8 @@ from robotskit._lexer import (
     lex_line,
     prepare,
 )
-from robotskit._model import LineKind
-from robotskit.parser import RawRule
+from robotskit.core.model import LineKind
+from robotskit.core.parser import RawRule
 
 __all__ = ["DEFAULT_MAX_BYTES", "Skeleton", "SkeletonGroup", "read_skeleton"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from robotskit._lint_context import Check, Context, rule_text, token_for
-from robotskit._lint_patterns import CoverIndex, Pattern
-from robotskit._model import Diagnostic, Group, Rule, RuleKind
+from robotskit.core.model import Diagnostic, Group, Rule, RuleKind
+from robotskit.lint.context import Check, Context, rule_text, token_for
+from robotskit.lint.patterns import CoverIndex, Pattern
 
 __all__ = ["CHECKS"]
 

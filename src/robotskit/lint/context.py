@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robotskit._model import Diagnostic, Line, LineKind, Rule, RuleKind, Severity
+from robotskit.core.model import Diagnostic, Line, LineKind, Rule, RuleKind, Severity
 
 if TYPE_CHECKING:
-    from robotskit import RobotsTxt
+    from robotskit.core.robots import ParsedRobots
 
 __all__ = [
     "CODES",
@@ -109,7 +109,7 @@ def rule_text(rule: Rule) -> str:
 class Context:
     """What a rule may read: the parsed file, the profile to check for, and how it was served."""
 
-    robots: RobotsTxt
+    robots: ParsedRobots
     profile: str
     content_type: str | None
     lines: Mapping[int, Line]

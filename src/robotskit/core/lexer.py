@@ -18,7 +18,7 @@ latin-1 text here so that every byte stays one character and pattern lengths sta
 
 from __future__ import annotations
 
-from robotskit._model import Line, LineKind
+from robotskit.core.model import Line, LineKind
 
 DEFAULT_MAX_BYTES = 512_000  # SPEC 2 / RFC 9309 2.5: parse at least the first 500 KiB
 MAX_LINE_BYTES = 2083 * 8 - 1  # Google's kMaxLineLen buffer keeps this many bytes of a line

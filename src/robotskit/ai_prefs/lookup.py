@@ -1,6 +1,6 @@
 """AI-era usage preferences in robots.txt, typed: Content-Signal, Content-Usage, LLM-Policy, License.
 
-Owns: reading these records out of `RobotsTxt.records` and deciding which ones speak to an
+Owns: reading these records out of `ParsedRobots.records` and deciding which ones speak to an
 agent (and a URL). They never change allow/disallow (SPEC.md 5); they say what a crawler may
 *do* with what it is allowed to fetch. Pure functions of a parsed file: no I/O.
 
@@ -19,7 +19,7 @@ Two vocabularies exist and are kept apart:
   paths combine most-restrictively (vocab section 7.1); a disallowed URL has no preferences.
 
 Group scoping (both keys): the groups that apply to the agent (RFC 9309 2.2.1 group selection,
-via `RobotsTxt.groups_for`). For Content-Signal only, when those groups carry no Content-Signal
+via `ParsedRobots.groups_for`). For Content-Signal only, when those groups carry no Content-Signal
 line, the `*` group's and ungrouped lines stand in, because Cloudflare presents the signal as a
 site-wide condition of access (the `scope` field says which happened).
 
@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robotskit._ai_prefs_model import (
+from robotskit.ai_prefs.model import (
     SIGNAL_KEYS,
     USAGE_LABELS,
     ContentSignal,
@@ -42,10 +42,10 @@ from robotskit._ai_prefs_model import (
     UsagePreference,
     restrictiveness,
 )
-from robotskit._model import Group, Record
-from robotskit._pattern import pattern_matches
-from robotskit._structured_fields import parse_sf_dictionary
-from robotskit._url import (
+from robotskit.ai_prefs.structured_fields import parse_sf_dictionary
+from robotskit.core.model import Group, Record
+from robotskit.core.pattern import pattern_matches
+from robotskit.core.url import (
     google_escape_pattern,
     path_params_query,
     rfc_normalise_path,
@@ -54,8 +54,8 @@ from robotskit._url import (
 )
 
 if TYPE_CHECKING:
-    from robotskit._robots import RobotsTxt
-    from robotskit.agents import Agent
+    from robotskit.core.agents import Agent
+    from robotskit.core.robots import ParsedRobots
 
 CONTENT_SIGNAL = "content-signal"
 CONTENT_USAGE = "content-usage"
@@ -97,7 +97,7 @@ def _split_path(value: str) -> tuple[str, str]:
 class _PathMatcher:
     """Matches record paths against one URL with the profile's normalisation (SPEC.md 1)."""
 
-    def __init__(self, robots: RobotsTxt, url: str) -> None:
+    def __init__(self, robots: ParsedRobots, url: str) -> None:
         profile = robots.profile or ("gemini" if scheme_of(url) == "gemini" else "rfc9309")
         self.google = profile == "google"
         path = path_params_query(url)
@@ -116,11 +116,11 @@ class _PathMatcher:
         return pattern_matches(pattern, self.path), len(pattern)
 
 
-def _records(robots: RobotsTxt, key: str) -> tuple[Record, ...]:
+def _records(robots: ParsedRobots, key: str) -> tuple[Record, ...]:
     return tuple(r for r in robots.records if r.key == key)
 
 
-def _applicable_groups(robots: RobotsTxt, agent: str | Agent | None, url: str | None) -> tuple[Group, ...]:
+def _applicable_groups(robots: ParsedRobots, agent: str | Agent | None, url: str | None) -> tuple[Group, ...]:
     # The URL picks the profile (gemini:// URLs judge every purpose token, SPEC.md 4).
     return tuple(robots.groups_for(agent, url or "/"))
 
@@ -140,7 +140,7 @@ def _parse_signal_line(record: Record) -> tuple[str, tuple[Signal, ...]]:
 
 
 def _signal_records(
-    robots: RobotsTxt, agent: str | Agent | None, url: str | None
+    robots: ParsedRobots, agent: str | Agent | None, url: str | None
 ) -> tuple[tuple[Record, ...], str]:
     records = _records(robots, CONTENT_SIGNAL)
     groups = _applicable_groups(robots, agent, url)
@@ -155,7 +155,7 @@ def _signal_records(
 
 
 def content_signal(
-    robots: RobotsTxt, agent: str | Agent | None, url: str | None = None
+    robots: ParsedRobots, agent: str | Agent | None, url: str | None = None
 ) -> ContentSignal | None:
     """The Cloudflare Content-Signal preferences for `agent` (and `url`), or None if none apply.
 
@@ -214,7 +214,7 @@ class _UsageRule:
     members: dict[str, str] | None
 
 
-def _usage_rules(robots: RobotsTxt, agent: str | Agent | None, url: str) -> tuple[_UsageRule, ...]:
+def _usage_rules(robots: ParsedRobots, agent: str | Agent | None, url: str) -> tuple[_UsageRule, ...]:
     indices = {g.index for g in _applicable_groups(robots, agent, url)}
     rules = []
     for record in _records(robots, CONTENT_USAGE):
@@ -243,7 +243,7 @@ def _combine_usage(rules: Iterable[_UsageRule]) -> tuple[tuple[UsagePreference, 
     return tuple(chosen.values()), valid
 
 
-def content_usage(robots: RobotsTxt, url: str, agent: str | Agent | None) -> ContentUsage | None:
+def content_usage(robots: ParsedRobots, url: str, agent: str | Agent | None) -> ContentUsage | None:
     """The IETF Content-Usage preferences for `url` as seen by `agent`, or None.
 
     None when no rule of the agent's groups matches the URL, and when the agent may not crawl
@@ -276,11 +276,11 @@ def content_usage(robots: RobotsTxt, url: str, agent: str | Agent | None) -> Con
 # --- records kept raw ----------------------------------------------------------------------------
 
 
-def llm_policies(robots: RobotsTxt) -> tuple[Record, ...]:
+def llm_policies(robots: ParsedRobots) -> tuple[Record, ...]:
     """Every `LLM-Policy:` line, raw (line, key, value, group): no settled format exists yet."""
     return _records(robots, LLM_POLICY)
 
 
-def licenses(robots: RobotsTxt) -> tuple[Record, ...]:
+def licenses(robots: ParsedRobots) -> tuple[Record, ...]:
     """Every `License:` line (e.g. an RSL licence URL), raw."""
     return _records(robots, LICENSE)

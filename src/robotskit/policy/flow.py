@@ -24,12 +24,14 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from robotskit._authority import authority_key
-from robotskit._model import Decision
+from robotskit.core.model import Decision
+from robotskit.document import RobotsTxt, parse
+from robotskit.errors import FetchError
+from robotskit.policy.authority import authority_key
 
 # Outcome, parse_max_age and parse_retry_after are public names of this module (see __all__);
 # they live with the response classification they belong to.
-from robotskit._policy_classify import (
+from robotskit.policy.classify import (
     Outcome,
     Verdict,
     classify,
@@ -39,12 +41,10 @@ from robotskit._policy_classify import (
     protocol_of,
     resolve,
 )
-from robotskit._robots import RobotsTxt, parse
-from robotskit.errors import FetchError
-from robotskit.fetch._types import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
+from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
 
 if TYPE_CHECKING:
-    from robotskit.agents import Agent
+    from robotskit.core.agents import Agent
 
 __all__ = [
     "DEFAULT_POLICY",

@@ -19,9 +19,9 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
-from robotskit._authority import authority_key
 from robotskit.errors import InvalidURL
-from robotskit.fetch._types import FetchResponse
+from robotskit.policy.authority import authority_key
+from robotskit.policy.messages import FetchResponse
 
 __all__ = [
     "Outcome",

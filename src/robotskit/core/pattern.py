@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 
-from robotskit._model import Rule
+from robotskit.core.model import Rule
 
 Test = Callable[[str], bool]
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from robotskit._model import RuleKind
-from robotskit._url import (
+from robotskit.core.matcher import Plan
+from robotskit.core.model import RuleKind
+from robotskit.core.profiles import Profile
+from robotskit.core.url import (
     FAST_GOOGLE_PATH,
     FAST_RFC_PATH,
     google_match_path,
@@ -21,9 +23,7 @@ from robotskit._url import (
     rfc_match_path,
     rfc_slow_match_path,
 )
-from robotskit._url_check import HOST_PREFIX, MAX_URL, UrlCheck, compile_url_check
-from robotskit.matcher import Plan
-from robotskit.profiles import Profile
+from robotskit.core.url_check import HOST_PREFIX, MAX_URL, UrlCheck, compile_url_check
 
 # Checks with one (profile, agent) before its rule set is compiled into one URL regex (_url_check).
 # Compiling costs about 0.5-2 ms (Python's regex compiler) and saves about 1 µs per check, so it

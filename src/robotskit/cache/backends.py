@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from robotskit.errors import CacheError, InvalidArgument
-from robotskit.policy import DEFAULT_POLICY, Outcome, RobotsEntry
+from robotskit.policy.flow import DEFAULT_POLICY, Outcome, RobotsEntry
 
 if TYPE_CHECKING:
     import redis

@@ -17,13 +17,13 @@ import inspect
 import threading
 from types import TracebackType
 
-from robotskit._authority import authority_key
-from robotskit._client_core import ClientBase, wrap_os_error
-from robotskit._model import Decision
-from robotskit.agents import Agent
-from robotskit.cache import MemoryCache
-from robotskit.fetch._types import AsyncFetcher, Fetcher, FetchRequest, FetchResponse
-from robotskit.policy import RobotsEntry, arun_flow, run_flow
+from robotskit.cache.backends import MemoryCache
+from robotskit.client.core import ClientBase, wrap_os_error
+from robotskit.core.agents import Agent
+from robotskit.core.model import Decision
+from robotskit.policy.authority import authority_key
+from robotskit.policy.flow import RobotsEntry, arun_flow, run_flow
+from robotskit.policy.messages import AsyncFetcher, Fetcher, FetchRequest, FetchResponse
 
 __all__ = ["AsyncRobotsClient", "RobotsClient"]
 

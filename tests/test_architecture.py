@@ -1,0 +1,46 @@
+"""The layers hold: import-linter's contracts in pyproject.toml pass, and the tree shows the layers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "robotskit"
+
+
+def test_import_contracts_are_kept() -> None:
+    """Every import-linter contract (layers, a standard-library core, no shim imports) is kept."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_at_most_a_dozen_modules_stay_at_the_top() -> None:
+    """The top of the package holds the facade, errors, document and the shims kept for their path."""
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 12, top
+
+
+def test_shims_re_export_the_real_modules() -> None:
+    """Each module kept for its import path exposes exactly the names of the module it stands for."""
+    import importlib
+
+    for shim, real in [
+        ("agents", "core.agents"),
+        ("profiles", "core.profiles"),
+        ("parser", "core.parser"),
+        ("matcher", "core.matcher"),
+        ("crawlers", "audit.crawlers"),
+        ("testing", "fetch.testing"),
+    ]:
+        module = importlib.import_module(f"robotskit.{shim}")
+        target = importlib.import_module(f"robotskit.{real}")
+        for name in module.__all__:
+            assert getattr(module, name) is getattr(target, name), (shim, name)
