@@ -1,93 +1,178 @@
-"""Batch throughput: files per second in process, on a 2-worker Dask LocalCluster, and per core.
+"""Batch throughput against the bare loops, measured in the same run on the same captures.
 
-    .venv/bin/python benchmarks/batch_bench.py [--files 600] [--warcs 6]
+    .venv/bin/python benchmarks/batch_bench.py [--set DIR] [--captures 20000] [--unique]
+                                               [--local] [--workers 2] [--rounds 3]
+    .venv/bin/python benchmarks/batch_bench.py --set DIR --loop protego|robotskit   (one bare loop)
 
-Builds WARC files from ../shared/corpus (200 OK, text/plain) in a temporary directory, then:
-- `sync`: the whole batch (read WARC, replay the fetch policy, parse, lint, judge the default
-  ~98 agents on `/`, plus the audit probes) in this process;
-- `cluster`: the same on a LocalCluster(n_workers=2, processes=True), startup excluded;
-- `parse+audit`: robotskit.parse + robotskit.audit.audit for 20 crawlers, per core.
+Builds (or reuses) a Common-Crawl-like WARC set with benchmarks/warc_set.py, then prints captures
+per second for:
+- `robotskit batch --scheduler sync`: lint on, the 94 default agents, Parquet out (run_batch in
+  this process: read WARCs, replay the fetch policy, parse, lint, judge, write, merge);
+- the bare Protego loop: `Protego.parse` + `can_fetch("/")` for the 94 agents' tokens, on the body
+  of every response record (decoded beforehand, not timed);
+- the bare robotskit loop: `robotskit.parse` + `allowed("/")` for the 94 agents, same bodies;
+- with `--local`: the same batch on a Dask LocalCluster (`--workers`, processes), startup
+  excluded, and each worker's peak RSS.
+Rounds alternate (batch, protego, robotskit, ...) so a burst of load on the shared machine hits
+all alike; the median round is printed. `--loop` runs one bare loop alone (for farm-bench).
 """
 
 from __future__ import annotations
 
 import argparse
-import io
+import gc
+import importlib.util
+import resource
+import shutil
+import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.warcwriter import WARCWriter
+from warcio.archiveiterator import ArchiveIterator
 
 import robotskit
 from robotskit.batch import BatchConfig, default_agents
 from robotskit.batch.runner import run_batch
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "files"
+HERE = Path(__file__).resolve().parent
 
 
-def build(root: Path, files: list[Path], warcs: int) -> list[Path]:
-    paths = [root / f"bench-{n}.warc.gz" for n in range(warcs)]
-    for n, path in enumerate(paths):
-        with path.open("wb") as fh:
-            writer = WARCWriter(fh, gzip=True)
-            for i, file in enumerate(files[n::warcs]):
-                body = file.read_bytes()
-                headers = [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]
-                http = StatusAndHeaders("200 OK", headers, protocol="HTTP/1.1")
-                record = writer.create_warc_record(
-                    f"http://h{n}-{i}.example/robots.txt",
-                    "response",
-                    payload=io.BytesIO(body),
-                    http_headers=http,
-                )
-                writer.write_record(record)
-                record.raw_stream.close()
-    return paths
+def _warc_set() -> object:
+    spec = importlib.util.spec_from_file_location("warc_set", HERE / "warc_set.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bodies(warcs: list[Path]) -> list[bytes]:
+    """The decoded body of every response record (b"" where the record cannot be read)."""
+    found: list[bytes] = []
+    for path in warcs:
+        with path.open("rb") as fh:
+            iterator = ArchiveIterator(fh)
+            try:
+                for record in iterator:
+                    if record.rec_type != "response":
+                        continue
+                    try:
+                        found.append(record.content_stream().read() if record.http_headers else b"")
+                    except Exception:  # noqa: BLE001 - a damaged body: an empty one for the loops
+                        found.append(b"")
+            except Exception:  # noqa: BLE001 - the loops skip the rest of a damaged file
+                continue
+    return found
+
+
+def protego_loop(data: list[bytes], tokens: list[str]) -> float:
+    from protego import Protego  # noqa: PLC0415
+
+    start = time.perf_counter()
+    for body in data:
+        parsed = Protego.parse(body.decode("utf-8", "replace"))
+        for token in tokens:
+            parsed.can_fetch("/", token)
+    return time.perf_counter() - start
+
+
+def robotskit_loop(data: list[bytes], agents: list[robotskit.Agent]) -> float:
+    start = time.perf_counter()
+    for body in data:
+        parsed = robotskit.parse(body)
+        for agent in agents:
+            parsed.allowed("/", agent)
+    return time.perf_counter() - start
+
+
+def batch_sync(warcs: list[Path], out: Path, config: BatchConfig) -> tuple[float, int]:
+    shutil.rmtree(out.with_name(out.name + ".parts"), ignore_errors=True)
+    start = time.perf_counter()
+    summary = run_batch(warcs, out, config, scheduler="sync", progress=False)
+    return time.perf_counter() - start, summary.rows
+
+
+def batch_local(warcs: list[Path], out: Path, config: BatchConfig, workers: int) -> tuple[float, int, list[int]]:
+    import distributed  # noqa: PLC0415
+
+    shutil.rmtree(out.with_name(out.name + ".parts"), ignore_errors=True)
+    with (
+        distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        client.run(lambda: __import__("robotskit.batch.runner"))  # warm imports, not timed
+        start = time.perf_counter()
+        summary = run_batch(warcs, out, config, scheduler=client, progress=False)
+        elapsed = time.perf_counter() - start
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return elapsed, summary.rows, sorted(int(kb) // 1024 for kb in peaks.values())
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--files", type=int, default=600)
-    parser.add_argument("--warcs", type=int, default=6)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", type=Path, help="a warc_set.py directory (built if missing)")
+    parser.add_argument("--captures", type=int, default=20_000)
+    parser.add_argument("--unique", action="store_true", help="no two captures share a body")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--local", action="store_true", help="also run on a Dask LocalCluster")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--loop", choices=("protego", "robotskit"), help="run one bare loop alone and exit")
     args = parser.parse_args()
-    files = sorted(CORPUS.glob("*.txt"))[: args.files]
-    config = BatchConfig(agents=default_agents())
-    print(f"{len(files)} corpus files, {len(config.agents)} agents, {args.warcs} WARC files")
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        warcs = build(root, files, args.warcs)
-        start = time.perf_counter()
-        summary = run_batch(warcs, root / "sync.parquet", config, scheduler="sync", progress=False)
-        sync = time.perf_counter() - start
-        print(f"{'sync (1 process)':<28} {summary.rows / sync:10.1f} files/s  ({sync:.2f} s)")
-
-        import distributed  # noqa: PLC0415
-
-        with (
-            distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster,
-            distributed.Client(cluster) as client,
-        ):
-            client.run(lambda: __import__("robotskit.batch.runner"))  # warm imports, not timed
-            start = time.perf_counter()
-            summary = run_batch(warcs, root / "cluster.parquet", config, scheduler=client, progress=False)
-            elapsed = time.perf_counter() - start
-        print(f"{'LocalCluster 2 workers':<28} {summary.rows / elapsed:10.1f} files/s  ({elapsed:.2f} s)")
-
-    from robotskit.audit import audit  # noqa: PLC0415
-    from robotskit.crawlers import load_crawlers  # noqa: PLC0415
-
-    crawlers = list(load_crawlers())[:20]
-    bodies = [f.read_bytes() for f in files]
-    start = time.perf_counter()
-    for body in bodies:
-        audit(robotskit.parse(body), crawlers)
-    elapsed = time.perf_counter() - start
-    print(f"{'parse + 20-agent audit':<28} {len(bodies) / elapsed:10.1f} files/s per core")
+    tmp = Path(tempfile.mkdtemp(prefix="rk-batch-bench-"))
+    try:
+        root = args.set or tmp / "set"
+        if not (root / "truth.jsonl").is_file():
+            _warc_set().build(root, args.captures, unique=args.unique)  # type: ignore[attr-defined]
+        warcs = sorted(root.glob("*.warc.gz"))
+        config = BatchConfig(agents=default_agents())
+        tokens = [a.token for a in config.agents if a.token is not None]
+        agents = [robotskit.Agent(a.token, purposes=a.purposes, aliases=a.aliases) for a in config.agents]
+        data = bodies(warcs)
+        if args.loop:
+            elapsed = protego_loop(data, tokens) if args.loop == "protego" else robotskit_loop(data, agents)
+            print(f"{args.loop} loop: {len(data) / elapsed:.0f} captures/s ({len(data)} captures)")
+            return 0
+        print(
+            f"{len(warcs)} WARC files, {len(data)} captures, {len(config.agents)} agents "
+            f"({len(tokens)} with a token, for Protego), lint on, Parquet out"
+        )
+        runs: dict[str, list[float]] = {"batch": [], "protego": [], "robotskit": []}
+        rows = 0
+        steps: list[tuple[str, Callable[[], float]]] = [
+            ("protego", lambda: protego_loop(data, tokens)),
+            ("robotskit", lambda: robotskit_loop(data, agents)),
+        ]
+        for _ in range(args.rounds):
+            gc.collect()
+            elapsed, rows = batch_sync(warcs, tmp / "sync.parquet", config)
+            runs["batch"].append(rows / elapsed)
+            for name, step in steps:
+                gc.collect()
+                runs[name].append(len(data) / step())
+        batch = _median(runs["batch"])
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        print(f"{'robotskit batch --scheduler sync':<36} {batch:9.0f} captures/s   (median of {args.rounds})")
+        for name in ("protego", "robotskit"):
+            rate = _median(runs[name])
+            print(f"{'bare ' + name + ' loop (parse + / x agents)':<36} {rate:9.0f} captures/s   batch = {batch / rate:.2f}x")
+        print(f"{'peak RSS of this process':<36} {peak:9d} MB")
+        if args.local:
+            elapsed, rows, peaks = batch_local(warcs, tmp / "local.parquet", config, args.workers)
+            rate = rows / elapsed
+            print(
+                f"{f'robotskit batch local, {args.workers} workers':<36} {rate:9.0f} captures/s   "
+                f"= {rate / batch:.2f}x sync; worker peak RSS {peaks} MB"
+            )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -1,22 +1,37 @@
-"""One capture in, one row out: the pure heart of the batch job (no I/O, no logging).
+"""One capture in, one row out: the pure heart of the batch job (no I/O, no logging, no Arrow).
 
-The row's keys are the Parquet columns documented in docs/batch.md and built in
-`robotskit.batch.output`. Verdicts come from the library itself (`robotskit.parse` and
-`RobotsTxt.decide`), so a batch row says exactly what a crawler using robotskit would do.
+The row's fields are the Parquet columns documented in docs/batch.md (built by
+`robotskit.batch.output`). Verdicts come from the library itself (`robotskit.parse`,
+`RobotsTxt.allowed`, `crawl_delay`, `robotskit.ai_prefs.content_signal`), so a batch row says
+exactly what a crawler using robotskit would do.
 
-Outcomes follow SPEC.md section 6 and come from `robotskit.policy` (the readers replay each
+Outcomes follow RFC 9309 2.3.1.3-2.3.1.4 and come from `robotskit.policy` (the readers replay each
 capture through it): a 2xx body is parsed (`ok`); 4xx except 429 make the site `unavailable`
 (everything allowed); 429, 5xx and bad responses make it `unreachable` (everything disallowed).
+
+Why it is fast (a row costs less than parsing the file and checking `/` for every agent):
+- What a body says does not depend on who served it: the parse, the lint ids and every agent's
+  verdicts are a pure function of (bytes, profile, cut or not, media type). `Analyzer` keeps
+  them per SHA-256 of the body in a bounded LRU, so duplicate captures (most of a crawl) cost a
+  hash and a lookup.
+- Agents are keyed by the groups they resolve to (RFC 9309 2.2.1: the groups naming one of their
+  tokens, else the `*` groups); each distinct key is judged once, with one of its agents, by the
+  library. On a typical file the 94 default agents make two or three keys.
+- Content-Signal is read once per key, and only when the file has a Content-Signal line.
 """
 
 from __future__ import annotations
 
-import importlib
-from functools import lru_cache
-from typing import Any
-from urllib.parse import urlsplit
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
+from robotskit import PROFILES, Agent, RobotsTxt, authority_key, parse, product_token
+from robotskit.ai_prefs import CONTENT_SIGNAL, content_signal
+from robotskit.audit.report import sample_paths
 from robotskit.batch._values import AgentSpec, BatchConfig, Capture
+from robotskit.core.profiles import Profile
+from robotskit.lint import lint
 
 OK = "ok"
 UNAVAILABLE = "unavailable"
@@ -25,11 +40,79 @@ ALLOWED = "allowed"
 DISALLOWED = "disallowed"
 PARTIAL = "partial"  # "partially restricted": some paths blocked for the agent, not all
 
-_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--")
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--", b"<?xml")
+_FACTS_CACHE = 8192  # distinct bodies remembered per worker (a few MB)
+_RFC9309 = "rfc9309"
+_GEMINI = "gemini"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdicts:
+    """What one agent key gets from a file: the site verdict, `/`, sample paths, delay, signal."""
+
+    verdict: str
+    root: bool
+    paths: tuple[bool, ...]
+    crawl_delay: float | None = None
+    content_signal: tuple[bool | None, bool | None, bool | None] | None = None  # search, ai_input, ai_train
+
+
+@dataclass(frozen=True, slots=True)
+class AgentVerdicts:
+    """Every agent's verdicts, stored once per distinct key: agent i gets `keys[of_agent[i]]`."""
+
+    keys: tuple[Verdicts, ...]
+    of_agent: tuple[int, ...]
+
+
+NO_AGENTS = AgentVerdicts((), ())
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What a body says, whoever served it (cached by content)."""
+
+    groups: int
+    rules: int
+    sitemaps: int
+    lint_ids: tuple[str, ...]
+    truncated: bool
+    size: int
+    agents: AgentVerdicts
+    lint_error: str | None = None  # lint failed on this file (a library bug): verdicts still stand
+
+
+@dataclass(slots=True)
+class Row:
+    """One output row (docs/batch.md lists the columns)."""
+
+    source: str
+    record: int
+    url: str | None = None
+    host: str | None = None
+    authority: str | None = None
+    fetched_at: float | None = None
+    status: int | None = None
+    final_status: int | None = None
+    redirects: tuple[str, ...] = ()
+    outcome: str | None = None
+    reason: str | None = None
+    content_type: str | None = None
+    size: int | None = None
+    truncated: bool = False
+    html: bool = False
+    profile: str | None = None
+    sha256: str | None = None
+    groups: int | None = None
+    rules: int | None = None
+    sitemaps: int | None = None
+    lint_ids: tuple[str, ...] = ()
+    error: str | None = None
+    agents: AgentVerdicts = field(default=NO_AGENTS)
 
 
 def status_outcome(status: int | None) -> str | None:
-    """SPEC.md 6 for one final HTTP status, for captures no reader ran the policy on.
+    """RFC 9309 2.3.1 for one final HTTP status, for captures no reader ran the policy on.
 
     WARC captures and live fetches carry the outcome `robotskit.policy` gave them; this is the
     same table for callers who build captures themselves. None for a redirect left unfollowed.
@@ -56,52 +139,197 @@ def is_html(body: bytes | None, content_type: str | None) -> bool:
     return head.startswith(_HTML_STARTS)
 
 
-def analyze(capture: Capture, config: BatchConfig) -> dict[str, Any]:
-    """The row for one capture. Never raises on content: failures land in the `error` column."""
-    row = _base_row(capture)
-    outcome = _outcome(capture)
-    if outcome is None:
-        return row  # a damaged input record, or a redirect the input cannot follow
-    row["outcome"] = outcome
-    row["reason"] = capture.reason or _reason(capture, outcome)
-    if outcome == OK and capture.body is not None:
-        try:
-            _fill_parsed(row, capture, config)
-        except Exception as exc:  # a library bug on one file must not end a job
-            row["error"] = f"analyze: {type(exc).__name__}: {exc}"
-            row["agents"] = []
+def profile_name(config: BatchConfig, url: str | None) -> str:
+    """The profile a capture is judged with: the run's, else by scheme (gemini:// is gemini)."""
+    if config.profile is not None:
+        return config.profile
+    return _GEMINI if url is not None and url[:9].lower() == "gemini://" else _RFC9309
+
+
+class Analyzer:
+    """Turns captures into rows for one configuration; keeps the per-body cache (see module doc)."""
+
+    def __init__(self, config: BatchConfig) -> None:
+        self.config = config
+        self._agents = tuple(Agent(s.token, purposes=s.purposes, aliases=s.aliases) for s in config.agents)
+        self._labels: dict[str, tuple[tuple[str, ...], ...]] = {}
+        self._facts: OrderedDict[tuple[bytes, str, bool, str], Facts] = OrderedDict()
+        blanket = len(config.paths)
+        self._blanket = {
+            UNAVAILABLE: _blanket(len(config.agents), allowed=True, paths=blanket),
+            UNREACHABLE: _blanket(len(config.agents), allowed=False, paths=blanket),
+        }
+        self.hits = self.misses = 0
+
+    def analyze(self, capture: Capture) -> Row:
+        """The row for one capture. Never raises on content: failures land in `error`."""
+        row = _base_row(capture)
+        outcome = _outcome(capture)
+        if outcome is None:
+            return row  # a damaged input record, or a redirect the input cannot follow
+        row.outcome = outcome
+        row.reason = capture.reason or _reason(capture, outcome)
+        if outcome == OK and capture.body is not None:
+            row.profile = profile_name(self.config, capture.url)
+            try:
+                self._fill(row, capture)
+            except Exception as exc:  # a library bug on one file must not end a job  # noqa: BLE001
+                row.error = f"analyze: {type(exc).__name__}: {exc}"
+                row.agents = NO_AGENTS
+        elif outcome in self._blanket:
+            # RFC 9309 2.3.1.3: unavailable allows everything; 2.3.1.4: unreachable disallows everything.
+            row.agents = self._blanket[outcome]
         return row
-    if outcome in (UNAVAILABLE, UNREACHABLE):
-        # SPEC.md 6: unavailable allows everything, unreachable disallows everything.
-        allowed = outcome == UNAVAILABLE
-        row["agents"] = [_blanket(spec, allowed, len(config.paths)) for spec in config.agents]
-    return row
+
+    # -- a parsed body -------------------------------------------------------------------------
+
+    def _fill(self, row: Row, capture: Capture) -> None:
+        assert capture.body is not None and row.profile is not None
+        digest = hashlib.sha256(capture.body).digest()
+        row.sha256 = digest.hex()
+        media = (capture.content_type or "").split(";", 1)[0].strip().lower()
+        key = (digest, row.profile, capture.truncated, media)
+        facts = self._facts.get(key)
+        if facts is None:
+            self.misses += 1
+            facts = self._facts[key] = self._facts_of(capture.body, capture.truncated, row.profile, media)
+            if len(self._facts) > _FACTS_CACHE:
+                self._facts.popitem(last=False)
+        else:
+            self.hits += 1
+            self._facts.move_to_end(key)
+        row.groups, row.rules, row.sitemaps = facts.groups, facts.rules, facts.sitemaps
+        row.lint_ids = facts.lint_ids
+        row.truncated = capture.truncated or facts.truncated
+        if row.size is None:
+            row.size = facts.size
+        row.agents = facts.agents
+        if facts.lint_error is not None:
+            row.error = row.error or facts.lint_error
+
+    def _facts_of(self, body: bytes, truncated: bool, profile: str, media: str) -> Facts:
+        robots = parse_capture(body, truncated, self.config, profile)
+        groups = robots.groups
+        lint_ids: set[str] = {d.code for d in robots.diagnostics}
+        lint_error = None
+        if self.config.lint:
+            try:
+                lint_ids.update(d.code for d in lint(robots, profile=profile, content_type=media or None))
+            except Exception as exc:  # noqa: BLE001 - a lint bug costs the lint ids, not the verdicts
+                lint_error = f"lint: {type(exc).__name__}: {exc}"
+        if truncated:
+            lint_ids.add("RK104")  # the reader cut the body before the parser saw it
+        return Facts(
+            groups=len(groups),
+            rules=sum(len(group.rules) for group in groups),
+            sitemaps=len(robots.sitemaps),
+            lint_ids=tuple(sorted(lint_ids)),
+            truncated=robots.truncated,
+            size=robots.size,
+            agents=self._judge(robots, PROFILES[profile]),
+            lint_error=lint_error,
+        )
+
+    def _judge(self, robots: RobotsTxt, profile: Profile) -> AgentVerdicts:
+        """Every agent's verdicts, judging each distinct group key once (see module doc)."""
+        named: dict[str, tuple[int, ...]] = {}
+        for group in robots.groups:
+            for token in group.agents:
+                if token != "*":
+                    named[token] = (*named.get(token, ()), group.index)
+        probe = probe_paths(robots, self.config.paths)
+        signals = any(record.key == CONTENT_SIGNAL for record in robots.records)
+        labels = self._agent_labels(profile)
+        index: dict[object, int] = {}
+        keys: list[Verdicts] = []
+        of_agent: list[int] = []
+        for agent, agent_labels in zip(self._agents, labels, strict=True):
+            key = _group_key(agent_labels, named, every_token=profile.judge_every_token)
+            position = index.get(key)
+            if position is None:
+                position = index[key] = len(keys)
+                keys.append(self._verdicts(robots, agent, probe, signals))
+            of_agent.append(position)
+        return AgentVerdicts(tuple(keys), tuple(of_agent))
+
+    def _agent_labels(self, profile: Profile) -> tuple[tuple[str, ...], ...]:
+        """Per agent, the labels the profile judges it by, as group tokens are written (lower case)."""
+        labels = self._labels.get(profile.name)
+        if labels is None:
+            labels = self._labels[profile.name] = tuple(
+                _labels(spec, profile) for spec in self.config.agents
+            )
+        return labels
+
+    def _verdicts(self, robots: RobotsTxt, agent: Agent, probe: tuple[str, ...], signals: bool) -> Verdicts:
+        fixed = 1 + len(self.config.paths)  # `/` and the sample paths: always judged
+        verdicts = [robots.allowed(path, agent) for path in probe[:fixed]]
+        allowed, blocked = any(verdicts), not all(verdicts)
+        for path in probe[fixed:]:
+            if allowed and blocked:
+                break  # partial already: the other probes cannot change the verdict
+            if robots.allowed(path, agent):
+                allowed = True
+            else:
+                blocked = True
+        signal = content_signal(robots, agent) if signals else None
+        return Verdicts(
+            verdict=PARTIAL if allowed and blocked else ALLOWED if allowed else DISALLOWED,
+            root=verdicts[0],
+            paths=tuple(verdicts[1:]),
+            crawl_delay=robots.crawl_delay(agent),
+            content_signal=None if signal is None else (signal.search, signal.ai_input, signal.ai_train),
+        )
 
 
-def _base_row(capture: Capture) -> dict[str, Any]:
-    return {
-        "source": capture.source,
-        "record": capture.record,
-        "url": capture.url,
-        "host": capture.host,
-        "authority": _authority(capture.url),
-        "fetched_at": capture.fetched_at,
-        "status": capture.status,
-        "final_status": capture.final_status,
-        "redirects": list(capture.redirects),
-        "outcome": None,
-        "reason": capture.reason or None,
-        "content_type": capture.content_type,
-        "size": capture.size,
-        "truncated": capture.truncated,
-        "html": is_html(capture.body, capture.content_type),
-        "groups": None,
-        "rules": None,
-        "sitemaps": None,
-        "lint_ids": [],
-        "error": capture.error,
-        "agents": [],
-    }
+def _labels(spec: AgentSpec, profile: Profile) -> tuple[str, ...]:
+    # RFC 9309 2.2.1: the caller's product token, compared case-insensitively (google: as given).
+    names = [n for n in (spec.token, *spec.aliases) if n is not None]
+    tokens = [(product_token(n) if profile.reduce_caller_agent else n).lower() for n in names]
+    if profile.judge_every_token:  # Gemini: every purpose is a virtual agent judged alone
+        tokens = [p.lower() for p in spec.purposes] + tokens
+    return tuple(tokens)
+
+
+def _group_key(labels: tuple[str, ...], named: dict[str, tuple[int, ...]], *, every_token: bool) -> object:
+    """What decides an agent's verdicts: the groups it resolves to (None: the `*` groups).
+
+    Merged tokens (web profiles): the union of the groups naming any token, else `*`'s.
+    Every token alone (gemini): the set of per-token group tuples (`*` is judged for all alike).
+    """
+    if every_token:
+        return frozenset(named[label] for label in labels if label in named)
+    found = [named[label] for label in labels if label in named]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    return tuple(sorted({position for positions in found for position in positions}))
+
+
+def _blanket(agents: int, *, allowed: bool, paths: int) -> AgentVerdicts:
+    verdict = Verdicts(ALLOWED if allowed else DISALLOWED, allowed, (allowed,) * paths)
+    return AgentVerdicts((verdict,), (0,) * agents)
+
+
+def _base_row(capture: Capture) -> Row:
+    return Row(
+        source=capture.source,
+        record=capture.record,
+        url=capture.url,
+        host=capture.host,
+        authority=_authority(capture.url),
+        fetched_at=capture.fetched_at,
+        status=capture.status,
+        final_status=capture.final_status,
+        redirects=capture.redirects,
+        reason=capture.reason or None,
+        content_type=capture.content_type,
+        size=capture.size,
+        truncated=capture.truncated,
+        html=is_html(capture.body, capture.content_type),
+        error=capture.error,
+    )
 
 
 def _outcome(capture: Capture) -> str | None:
@@ -126,136 +354,52 @@ def _authority(url: str | None) -> str | None:
     if not url:
         return None
     try:
-        from robotskit import authority_key  # noqa: PLC0415
-    except ImportError:
-        parts = urlsplit(url)
-        return f"{parts.scheme}://{parts.netloc.lower()}" if parts.netloc else None
-    try:
         return str(authority_key(url))
     except ValueError:
         return None
 
 
-def _blanket(spec: AgentSpec, allowed: bool, paths: int) -> dict[str, Any]:
-    return {
-        "agent": spec.name,
-        "verdict": ALLOWED if allowed else DISALLOWED,
-        "root": allowed,
-        "paths": [allowed] * paths,
-        "crawl_delay": None,
-        "content_signal": None,
-    }
-
-
-def _fill_parsed(row: dict[str, Any], capture: Capture, config: BatchConfig) -> None:
-    assert capture.body is not None
-    robots = parse_capture(capture.body, capture.truncated, config, capture.url)
-    row["truncated"] = bool(capture.truncated or robots.truncated)
-    if row["size"] is None:
-        row["size"] = robots.size
-    row["groups"] = len(robots.groups)
-    row["rules"] = sum(len(group.rules) for group in robots.groups)
-    row["sitemaps"] = len(robots.sitemaps)
-    row["lint_ids"] = _lint_ids(robots, capture.content_type, config)
-    if capture.truncated and "RK104" not in row["lint_ids"]:
-        # The reader cut the body before the parser saw it: report the parser's RK104 anyway.
-        row["lint_ids"] = sorted([*row["lint_ids"], "RK104"])
-    origin = _origin(capture.url)
-    probe = probe_paths(robots, config.paths)
-    agents = _agents(config.agents)
-    memo: dict[tuple[Any, ...], list[bool]] = {}
-    row["agents"] = [
-        _agent_row(robots, spec, agent, origin, probe, config.paths, memo)
-        for spec, agent in zip(config.agents, agents, strict=True)
-    ]
-
-
-def probe_paths(robots: Any, paths: tuple[str, ...]) -> tuple[str, ...]:
+def probe_paths(robots: RobotsTxt, paths: tuple[str, ...]) -> tuple[str, ...]:
     """`/`, the sample paths, then one path per rule pattern (robotskit.audit's choice).
 
     The site verdict is judged on all of them, the way `robotskit audit` judges: blocked on
-    every probe is `disallowed`, on some is `partial`, on none is `allowed`.
+    every probe is `disallowed`, on some is `partial`, on none is `allowed`. `/` and the sample
+    paths keep their places even when a rule's path repeats one of them.
     """
-    try:
-        from robotskit.audit.report import sample_paths  # noqa: PLC0415 - optional sibling module
-
-        derived: tuple[str, ...] = tuple(sample_paths(robots))
-    except ImportError:
-        derived = ()
-    return tuple(dict.fromkeys(("/", *paths, *derived)))
+    fixed = ("/", *paths)
+    derived = [p for p in sample_paths(robots) if p not in fixed]
+    return (*fixed, *derived)
 
 
-def parse_capture(body: bytes, truncated: bool, config: BatchConfig, url: str | None = None) -> Any:
-    """Parse a body as the client does: a body cut at the limit loses its cut line (SPEC.md 2)."""
-    import robotskit  # noqa: PLC0415
-
+def parse_capture(body: bytes, truncated: bool, config: BatchConfig, profile: str | None = None) -> RobotsTxt:
+    """Parse a body as the client does: a body cut at the limit loses its cut line (RFC 9309 2.5)."""
     data, limit = body, config.max_bytes
     if truncated:
         end = max(body.rfind(b"\n"), body.rfind(b"\r"))
         data = body[: end + 1]
         limit = max(len(data), limit)  # already cut once; never cut twice
-    return robotskit.parse(data, config.profile, max_bytes=limit, robots_url=url or None)
+    return parse(data, profile or config.profile, max_bytes=limit)
 
 
-def _origin(url: str | None) -> str:
-    """`scheme://authority` of the capture, so decisions see the scheme (gemini:// picks its profile)."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+_ANALYZERS: dict[int, tuple[BatchConfig, Analyzer]] = {}
 
 
-def _lint_ids(robots: Any, content_type: str | None, config: BatchConfig) -> list[str]:
-    diagnostics = robots.diagnostics
-    if config.lint:
-        try:
-            lint_module = importlib.import_module("robotskit.lint.runner")
-        except ImportError:
-            lint_module = None
-        if lint_module is not None:
-            diagnostics = lint_module.lint(robots, profile=config.profile, content_type=content_type)
-    return sorted({d.code for d in diagnostics})
+def analyzer_for(config: BatchConfig) -> Analyzer:
+    """The process's analyzer for `config` (its cache survives across units of the same run)."""
+    found = _ANALYZERS.get(id(config))
+    if found is not None and found[0] is config:
+        return found[1]
+    for kept, analyzer in _ANALYZERS.values():
+        if kept == config:
+            _ANALYZERS[id(config)] = (config, analyzer)
+            return analyzer
+    if len(_ANALYZERS) >= 4:
+        _ANALYZERS.clear()
+    analyzer = Analyzer(config)
+    _ANALYZERS[id(config)] = (config, analyzer)
+    return analyzer
 
 
-@lru_cache(maxsize=16)
-def _agents(specs: tuple[AgentSpec, ...]) -> tuple[Any, ...]:
-    """robotskit.Agent values for a run's specs, built once per worker process."""
-    from robotskit.core.agents import Agent  # noqa: PLC0415
-
-    return tuple(Agent(spec.token, purposes=spec.purposes, aliases=spec.aliases) for spec in specs)
-
-
-def _agent_row(
-    robots: Any,
-    spec: AgentSpec,
-    agent: Any,
-    origin: str,
-    probe: tuple[str, ...],
-    paths: tuple[str, ...],
-    memo: dict[tuple[Any, ...], list[bool]],
-) -> dict[str, Any]:
-    # Agents judged by the same groups get the same verdicts (most fall back to `*`): judge once.
-    key = (tuple(g.index for g in robots.groups_for(agent, origin + "/")), agent.purposes)
-    verdicts = memo.get(key)
-    if verdicts is None:
-        verdicts = memo[key] = [robots.allowed(origin + path, agent) for path in probe]
-    blocked = verdicts.count(False)
-    return {
-        "agent": spec.name,
-        "verdict": DISALLOWED if blocked == len(verdicts) else PARTIAL if blocked else ALLOWED,
-        "root": verdicts[0],
-        "paths": [verdicts[probe.index(path)] for path in paths],
-        "crawl_delay": robots.crawl_delay(agent),
-        "content_signal": _content_signal(robots, agent),
-    }
-
-
-def _content_signal(robots: Any, agent: Any) -> dict[str, bool | None] | None:
-    try:
-        prefs = importlib.import_module("robotskit.ai_prefs.lookup")
-    except ImportError:
-        return None
-    signal = prefs.content_signal(robots, agent)
-    if signal is None:
-        return None
-    return {"search": signal.search, "ai_input": signal.ai_input, "ai_train": signal.ai_train}
+def analyze(capture: Capture, config: BatchConfig) -> Row:
+    """The row for one capture (see `Analyzer.analyze`)."""
+    return analyzer_for(config).analyze(capture)

@@ -10,15 +10,15 @@ Sample paths are the same for every row, so they live once in the file's metadat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-SCHEMA_VERSION = "1"
+from robotskit.batch.analyze import AgentVerdicts, Row
+
+SCHEMA_VERSION = "2"
 
 CONTENT_SIGNAL = pa.struct([("search", pa.bool_()), ("ai_input", pa.bool_()), ("ai_train", pa.bool_())])
 AGENT = pa.struct(
@@ -42,17 +42,19 @@ SCHEMA = pa.schema(
         ("status", pa.int32()),  # the captured status (first response)
         ("final_status", pa.int32()),  # after redirects
         ("redirects", pa.list_(pa.string())),  # the hop targets
-        ("outcome", pa.string()),  # ok | unavailable | unreachable (SPEC.md 6); null: unknown
+        ("outcome", pa.string()),  # ok | unavailable | unreachable (RFC 9309 2.3.1); null: unknown
         ("reason", pa.string()),  # "HTTP 200", "redirect target not in input: ...", ...
         ("content_type", pa.string()),
         ("size", pa.int64()),  # decoded body bytes as served
-        ("truncated", pa.bool_()),  # cut at the size limit (by robotskit or by the crawler)
+        ("truncated", pa.bool_()),  # cut at the size limit by robotskit
         ("html", pa.bool_()),  # an HTML page was served as robots.txt
+        ("profile", pa.string()),  # rfc9309 | google | gemini: the semantics the body was judged with
+        ("sha256", pa.string()),  # of the decoded body that was judged
         ("groups", pa.int32()),
         ("rules", pa.int32()),
         ("sitemaps", pa.int32()),
         ("lint_ids", pa.list_(pa.string())),  # parser and lint diagnostic codes found (sorted)
-        ("error", pa.string()),  # why the capture or its body could not be read
+        ("error", pa.string()),  # why the capture or its body could not be read or judged
         ("agents", pa.list_(AGENT)),
     ]
 )
@@ -67,21 +69,80 @@ def metadata(paths: Sequence[str], agents: Sequence[str]) -> dict[bytes, bytes]:
     }
 
 
-def _timestamp(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+def _timestamps(values: list[float | None]) -> pa.Array:
+    micros = [None if v is None else round(v * 1_000_000) for v in values]
+    return pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC"))
 
 
-def to_table(rows: Iterable[Mapping[str, Any]], meta: Mapping[bytes, bytes] | None = None) -> pa.Table:
-    """Rows (as `analyze` makes them) to an Arrow table with the fixed schema."""
-    columns: dict[str, list[Any]] = {name: [] for name in SCHEMA.names}
-    for row in rows:
-        for name in SCHEMA.names:
-            value = row.get(name)
-            if name == "fetched_at":
-                value = _timestamp(value)
-            columns[name].append(value)
+def to_table(rows: Sequence[Row], agents: Sequence[str], meta: Mapping[bytes, bytes] | None = None) -> pa.Table:
+    """Rows (as `analyze` makes them) to an Arrow table with the fixed schema.
+
+    Rows of duplicate bodies share one `AgentVerdicts`: each distinct one becomes a struct
+    array once, and the `agents` column is their concatenation (no Python object per agent).
+    """
+    columns = [
+        pa.array([r.source for r in rows], pa.string()),
+        pa.array([r.record for r in rows], pa.int64()),
+        pa.array([r.url for r in rows], pa.string()),
+        pa.array([r.host for r in rows], pa.string()),
+        pa.array([r.authority for r in rows], pa.string()),
+        _timestamps([r.fetched_at for r in rows]),
+        pa.array([r.status for r in rows], pa.int32()),
+        pa.array([r.final_status for r in rows], pa.int32()),
+        pa.array([list(r.redirects) for r in rows], pa.list_(pa.string())),
+        pa.array([r.outcome for r in rows], pa.string()),
+        pa.array([r.reason for r in rows], pa.string()),
+        pa.array([r.content_type for r in rows], pa.string()),
+        pa.array([r.size for r in rows], pa.int64()),
+        pa.array([r.truncated for r in rows], pa.bool_()),
+        pa.array([r.html for r in rows], pa.bool_()),
+        pa.array([r.profile for r in rows], pa.string()),
+        pa.array([r.sha256 for r in rows], pa.string()),
+        pa.array([r.groups for r in rows], pa.int32()),
+        pa.array([r.rules for r in rows], pa.int32()),
+        pa.array([r.sitemaps for r in rows], pa.int32()),
+        pa.array([list(r.lint_ids) for r in rows], pa.list_(pa.string())),
+        pa.array([r.error for r in rows], pa.string()),
+        _agents_column(rows, agents),
+    ]
     schema = SCHEMA.with_metadata(dict(meta)) if meta else SCHEMA
-    return pa.table(columns, schema=schema)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _agents_column(rows: Sequence[Row], agents: Sequence[str]) -> pa.Array:
+    names = pa.array(list(agents), pa.string())
+    built: dict[int, pa.Array] = {}  # id(AgentVerdicts) -> its struct array (rows keep them alive)
+    pieces: list[pa.Array] = []
+    offsets = [0]
+    for row in rows:
+        block = built.get(id(row.agents))
+        if block is None:
+            block = built[id(row.agents)] = _struct(row.agents, names)
+        pieces.append(block)
+        offsets.append(offsets[-1] + len(block))
+    values = pa.concat_arrays(pieces) if pieces else pa.array([], AGENT)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, type=pa.list_(AGENT))
+
+
+def _struct(verdicts: AgentVerdicts, names: pa.Array) -> pa.Array:
+    count = len(verdicts.of_agent)
+    if not count:
+        return pa.array([], AGENT)
+    take = pa.array(verdicts.of_agent, pa.int32())
+    keys = verdicts.keys
+    signals = [
+        None if k.content_signal is None else dict(zip(("search", "ai_input", "ai_train"), k.content_signal, strict=True))
+        for k in keys
+    ]
+    fields = [
+        names.slice(0, count),
+        pa.array([k.verdict for k in keys], pa.string()).take(take),
+        pa.array([k.root for k in keys], pa.bool_()).take(take),
+        pa.array([list(k.paths) for k in keys], pa.list_(pa.bool_())).take(take),
+        pa.array([k.crawl_delay for k in keys], pa.float64()).take(take),
+        pa.array(signals, CONTENT_SIGNAL).take(take),
+    ]
+    return pa.StructArray.from_arrays(fields, fields=list(AGENT))
 
 
 def write_part(table: pa.Table, path: Path) -> None:

@@ -29,7 +29,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from robotskit.batch import output
 from robotskit.batch._values import BatchConfig
-from robotskit.batch.analyze import analyze
+from robotskit.batch.analyze import analyzer_for
 from robotskit.batch.inputs import (
     DEFAULT_CHUNK,
     FetchOptions,
@@ -39,7 +39,6 @@ from robotskit.batch.inputs import (
     unit_fingerprint,
 )
 
-_BATCH_ROWS = 1_000  # rows turned into Arrow at a time inside a unit
 DONE = "done.jsonl"
 
 
@@ -58,17 +57,12 @@ class BatchSummary:
 
 def process_unit(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None = None) -> pa.Table:
     """Read and analyze one unit (runs on a worker). Rows are sorted by (source, record)."""
-    meta = output.metadata(config.paths, [a.name for a in config.agents])
-    tables: list[pa.Table] = []
-    rows: list[dict[str, Any]] = []
-    for capture in read_unit(unit, config.max_bytes, fetch):
-        rows.append(analyze(capture, config))
-        if len(rows) >= _BATCH_ROWS:
-            tables.append(output.to_table(rows, meta))
-            rows = []
-    tables.append(output.to_table(rows, meta))
-    table = pa.concat_tables(tables)
-    return table.sort_by([("source", "ascending"), ("record", "ascending")])
+    names = [a.name for a in config.agents]
+    meta = output.metadata(config.paths, names)
+    analyzer = analyzer_for(config)
+    rows = [analyzer.analyze(capture) for capture in read_unit(unit, config.max_bytes, fetch)]
+    rows.sort(key=lambda row: (row.source, row.record))
+    return output.to_table(rows, names, meta)
 
 
 def unit_id(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None) -> str:

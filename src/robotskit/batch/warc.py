@@ -7,10 +7,13 @@ and serves redirect targets from the same file (SPEC.md section 6: up to 5 hops,
 the rules applying to the original authority). So status mapping, redirects and the size limit
 are the policy's, not a second copy of it.
 
-warcio undoes chunked transfer and `Content-Encoding`: a gzip body is judged by its decoded
+Chunked transfer and `Content-Encoding` are undone here: a gzip body is judged by its decoded
 bytes, cut at `max_bytes` after decompression. A body that cannot be decoded is a bad response
-(unreachable). A damaged record becomes an error capture, and reading resumes at the next gzip
-member or `WARC/1.` line found, so one bad record never stops the job.
+(unreachable, RFC 9309 2.3.1.4). A record that cannot tell what the server sent is damaged and
+becomes a row with `error` and no outcome, never a verdict on a guess: an unreadable gzip member
+(reading resumes at the next member or `WARC/1.` line), a block cut short by the end of the
+file, a body shorter than its Content-Length or cut by the crawler (`WARC-Truncated`) before the
+parse limit, a status line that is not HTTP, a response record with an empty block.
 
 Memory: one record at a time, plus a URL -> offset index of the file being read (to find redirect
 targets). Redirect captures whose target comes later in the file are replayed after the pass.
@@ -20,13 +23,21 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from warcio.archiveiterator import ArchiveIterator  # type: ignore[import-untyped]
+from warcio.bufferedreaders import ChunkedDataReader  # type: ignore[import-untyped]
+from warcio.limitreader import LimitReader  # type: ignore[import-untyped]
+
 from robotskit.batch._values import Capture
+from robotskit.errors import ProtocolViolation
+from robotskit.policy.authority import authority_key
+from robotskit.policy.flow import fetch_flow, run_flow
+from robotskit.policy.messages import FetchRequest, FetchResponse
 
 _READ = 65_536
 _SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
@@ -46,7 +57,8 @@ class _Response:
     body: bytes  # at most max_bytes
     size: int  # every decoded byte
     truncated: bool
-    error: str | None = None  # the body could not be decoded
+    error: str | None = None  # the body could not be decoded: a bad response
+    damaged: str | None = None  # the record cannot tell what was served: no verdict
 
 
 class _NotCaptured(Exception):
@@ -61,8 +73,15 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
         if record is None:
             yield Capture(source=path, record=offset, error=error or "unreadable record")
             continue
-        response = _response(offset, record, max_bytes)
+        try:
+            response = _response(offset, record, max_bytes)
+        except Exception as exc:  # warcio or header parsing on hostile bytes: one row  # noqa: BLE001
+            yield Capture(source=path, record=offset, error=f"unreadable record: {type(exc).__name__}: {exc}")
+            continue
         if response is None:
+            continue
+        if response.damaged is not None:
+            yield _damaged(path, response)
             continue
         index.setdefault(url_key(response.uri), offset)
         try:
@@ -85,13 +104,24 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
             )
 
 
+def _damaged(path: str, response: _Response) -> Capture:
+    return Capture(
+        source=path,
+        record=response.offset,
+        url=response.uri or None,
+        host=_host(response.uri),
+        fetched_at=response.fetched_at,
+        status=response.status or None,
+        content_type=response.headers.get("content-type"),
+        error=response.damaged,
+    )
+
+
 def url_key(url: str) -> str:
     """A URL as the index keys it: the authority as the policy keys it, then path and query."""
     try:
-        from robotskit.policy.authority import authority_key  # noqa: PLC0415
-
         authority = authority_key(url)
-    except (ImportError, ValueError):
+    except ValueError:
         parts = urlsplit(url)
         authority = f"{parts.scheme.lower()}://{parts.netloc.lower()}"
     parts = urlsplit(url)
@@ -100,22 +130,45 @@ def url_key(url: str) -> str:
 
 def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) -> Capture:
     """Run the fetch policy for `first`'s authority with this file as the network."""
-    from robotskit.errors import ProtocolViolation  # noqa: PLC0415
-    from robotskit.policy.flow import fetch_flow, run_flow  # noqa: PLC0415
-    from robotskit.policy.messages import FetchRequest, FetchResponse  # noqa: PLC0415
+    try:
+        return _run_policy(path, first, index, max_bytes, first.headers)
+    except (_NotCaptured, _Damaged):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a header the policy cannot read must not end the job
+        # The outcome does not depend on caching headers (Retry-After, max-age): judge without
+        # them and say so, rather than lose the capture.
+        plain = {k: v for k, v in first.headers.items() if k not in _CACHING_HEADERS}
+        capture = _run_policy(path, first, index, max_bytes, plain)
+        note = f"policy: {type(exc).__name__}: {exc} (judged without its caching headers)"
+        return replace(capture, error=capture.error or note)
 
+
+_CACHING_HEADERS = frozenset({"retry-after", "cache-control", "expires", "age", "date", "last-modified"})
+
+
+class _Damaged(Exception):
+    """A redirect target in this file is a damaged record: the chain's outcome is unknown."""
+
+
+def _run_policy(
+    path: str, first: _Response, index: dict[str, int], max_bytes: int, first_headers: dict[str, str]
+) -> Capture:
     last: list[_Response] = []
 
     def fetch(request: FetchRequest) -> FetchResponse:
         # The first request is the capture in hand; redirect hops are looked up in the file.
         if not last:
             response = first
+            headers = first_headers
         else:
             offset = index.get(url_key(request.url))
             if offset is None:
                 raise _NotCaptured(request.url)
             response = read_at(path, offset, max_bytes)
+            headers = response.headers
         last.append(response)
+        if response.damaged is not None:
+            raise _Damaged(f"redirect target {request.url} is damaged: {response.damaged}")
         if response.error is not None:
             raise ProtocolViolation(response.error, url=request.url)
         return FetchResponse(
@@ -123,14 +176,17 @@ def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) 
             protocol="http",
             status=response.status,
             body=response.body,
-            headers=response.headers,
+            headers=headers,
             truncated=response.truncated,
         )
 
     def clock() -> float:
         return first.fetched_at or 0.0  # the capture's own time: TTLs are then as of the crawl
 
-    entry = run_flow(fetch_flow(first.uri, clock=clock, max_bytes=max_bytes), fetch)
+    try:
+        entry = run_flow(fetch_flow(first.uri, clock=clock, max_bytes=max_bytes), fetch)
+    except _Damaged as damaged:
+        return replace(_damaged(path, first), error=str(damaged))
     final = last[-1]
     return Capture(
         source=path,
@@ -154,49 +210,69 @@ def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) 
 def read_at(path: str, offset: int, max_bytes: int) -> _Response:
     """The response record at `offset` (a redirect target), decoded."""
     for got, record, error in records(path, offset, single=True):
-        response = _response(got, record, max_bytes) if record is not None else None
+        try:
+            response = _response(got, record, max_bytes) if record is not None else None
+        except Exception as exc:  # noqa: BLE001 - hostile bytes: the target is damaged
+            error = f"unreadable record: {type(exc).__name__}: {exc}"
+            response = None
         if response is not None:
             return response
-        message = error or "not an HTTP response record"
-        return _Response("", got, None, 0, {}, b"", 0, False, error=message)
-    return _Response("", offset, None, 0, {}, b"", 0, False, error="record vanished")
+        return _Response("", got, None, 0, {}, b"", 0, False, damaged=error or "not an HTTP response record")
+    return _Response("", offset, None, 0, {}, b"", 0, False, damaged="record vanished")
 
 
 def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tuple[int, Any, str | None]]:
     """(offset, record, None) for each record; (offset, None, message) for a damaged stretch.
 
     After damage, reading resumes at the next gzip member (or `WARC/1.` line) found by scanning;
-    consecutive failures collapse into one error so a bad stretch yields one row.
+    the error row carries the offset of the first member that failed, and consecutive failures
+    collapse into one row so a bad stretch yields one row.
     """
-    from warcio.archiveiterator import ArchiveIterator  # type: ignore[import-untyped]  # noqa: PLC0415 - optional dependency
-
     with Path(path).open("rb") as fh:
         gz = fh.read(3) == _GZIP_MAGIC
         position = start
-        failing = False
         while True:
             fh.seek(position)
             iterator = ArchiveIterator(fh)
+            last: int | None = None
             try:
                 for record in iterator:
-                    offset = iterator.offset
-                    failing = False
-                    yield offset, record, None
+                    last = iterator.offset
+                    yield last, record, None
                     if single:
                         return
-            except Exception as exc:  # any decoding failure is data, not a bug
-                broken = max(iterator.offset, position)
-                if not failing:
-                    yield broken, None, f"corrupt record: {type(exc).__name__}: {exc}"
-                    if single:
-                        return
-                failing = True
+            except Exception as exc:  # any decoding failure is data, not a bug  # noqa: BLE001
+                # The failing record starts after the last good one (or where this pass began).
+                broken = position if last is None else _resync(fh, last + 1, gz)
+                if broken is None:
+                    broken = position if last is None else last + 1
+                yield broken, None, f"corrupt record: {type(exc).__name__}: {_short(exc)}"
+                if single:
+                    return
                 found = _resync(fh, broken + 1, gz)
+                while found is not None and _fails(path, found):
+                    found = _resync(fh, found + 1, gz)  # a damaged stretch: one row for all of it
                 if found is None:
                     return
                 position = found
             else:
                 return
+
+
+def _fails(path: str, offset: int) -> bool:
+    """Does the record at `offset` fail to load? (Resynchronising skips false starts.)"""
+    with Path(path).open("rb") as fh:
+        fh.seek(offset)
+        try:
+            next(iter(ArchiveIterator(fh)), None)
+        except Exception:  # noqa: BLE001
+            return True
+    return False
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).replace("\n", " ")
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
@@ -216,28 +292,76 @@ def _resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
 
 
 def _response(offset: int, record: Any, max_bytes: int) -> _Response | None:
-    """Decode a `response` record with HTTP headers; None for any other record."""
-    if record.rec_type != "response" or record.http_headers is None:
+    """Decode a `response` record; None for any other record type.
+
+    A response record that cannot tell what the server sent comes back with `damaged` set.
+    """
+    if record.rec_type != "response":
         return None
     uri = str(record.rec_headers.get_header("WARC-Target-URI") or "").strip("<>")
     fetched = _warc_date(record.rec_headers.get_header("WARC-Date"))
+    http = record.http_headers
+    if http is None:
+        what = "empty response block" if not record.length else "response block holds no HTTP response"
+        return _Response(uri, offset, fetched, 0, {}, b"", 0, False, damaged=what)
+    code = str(http.get_statuscode() or "")
+    headers = {name.lower(): value for name, value in http.headers}
+    if not (len(code) == 3 and code.isascii() and code.isdigit()):
+        line = _short(ValueError(http.statusline))
+        return _Response(uri, offset, fetched, 0, headers, b"", 0, False, damaged=f"status line is not HTTP: {line!r}")
+    status = int(code)
+    block: Any = record.raw_stream  # warcio's LimitReader: `limit` is what the block still owes
     try:
-        status = int(record.http_headers.get_statuscode())
-    except (TypeError, ValueError):
-        status = 0  # not an HTTP status: the policy calls it a bad response
-    headers = {name.lower(): value for name, value in record.http_headers.headers}
-    cut = bool(record.rec_headers.get_header("WARC-Truncated"))  # the crawler cut the body
-    try:
-        body, size = _read_body(record, max_bytes)
-    except Exception as exc:  # zlib, brotli and chunking errors all mean a bad body
-        return _Response(
-            uri, offset, fetched, status, headers, b"", 0, False, error=f"body: {type(exc).__name__}: {exc}"
-        )
-    return _Response(uri, offset, fetched, status, headers, body[:max_bytes], size, cut or size > max_bytes)
+        body, size, fed, complete = _read_body(record, max_bytes)
+    except Exception as exc:  # zlib and chunking errors all mean a bad body  # noqa: BLE001
+        if _owed(block) > 0 and _ended(block):
+            return _Response(uri, offset, fetched, status, headers, b"", 0, False, damaged="record cut short")
+        error = f"body: {type(exc).__name__}: {_short(exc)}"
+        return _Response(uri, offset, fetched, status, headers, b"", 0, False, error=error)
+    damaged = _cut(block, headers, fed, size, complete, max_bytes, bool(record.rec_headers.get_header("WARC-Truncated")))
+    kept = body[:max_bytes]
+    return _Response(uri, offset, fetched, status, headers, kept, size, size > max_bytes, damaged=damaged)
 
 
-def _read_body(record: Any, keep: int) -> tuple[bytes, int]:
-    """The first `keep` + 1 decoded bytes and the decoded size (counted up to `_SIZE_CAP`).
+def _owed(block: object) -> int:
+    """Bytes the WARC block still owes after reading (its Content-Length minus what came)."""
+    return int(block.limit) if isinstance(block, LimitReader) else 0
+
+
+def _ended(block: Any) -> bool:
+    """True when the stream under the block has nothing more (the file ended inside the record)."""
+    try:
+        return not block.read(1)
+    except Exception:  # noqa: BLE001
+        return True
+
+
+def _cut(
+    block: Any, headers: dict[str, str], fed: int, size: int, complete: bool, max_bytes: int, flagged: bool
+) -> str | None:
+    """Why a body read in full is not the body the server sent, or None.
+
+    A body cut before the parse limit would be judged on a part of the file (a missing
+    `Disallow` reads as an allow), so it is damage, not a verdict. Cut after the limit, the
+    parser would have stopped there anyway (RFC 9309 2.5): that is a verdict.
+    """
+    if not complete or size > max_bytes:
+        return None
+    remaining = _owed(block)
+    if remaining > 0:
+        return f"record cut short: the block ends {remaining} bytes early"
+    if flagged:
+        return f"body cut by the crawler (WARC-Truncated) at {size} bytes, below the parse limit"
+    length = headers.get("content-length", "").strip()
+    chunked = "chunked" in headers.get("transfer-encoding", "").lower()
+    if not chunked and length.isascii() and length.isdigit() and fed < int(length):
+        return f"body cut short: {fed} of its Content-Length {int(length)} bytes"
+    return None
+
+
+def _read_body(record: Any, keep: int) -> tuple[bytes, int, int, bool]:
+    """The first `keep` + 1 decoded bytes, the decoded size (counted up to `_SIZE_CAP`), the
+    encoded bytes read, and whether the body was read to its end.
 
     Content-Encoding is undone here, strictly (warcio would pass undecodable gzip through as
     is): a body that does not decode is a bad response, as it is for the live HTTP client.
@@ -246,13 +370,17 @@ def _read_body(record: Any, keep: int) -> tuple[bytes, int]:
     headers = record.http_headers
     stream: Any = record.raw_stream
     if (headers.get_header("transfer-encoding") or "").lower() == "chunked":
-        from warcio.bufferedreaders import ChunkedDataReader  # type: ignore[import-untyped]  # noqa: PLC0415
-
         stream = ChunkedDataReader(stream, decomp_type=None)
     decoder = _decoder((headers.get_header("content-encoding") or "").strip().lower())
     parts: list[bytes] = []
     kept = size = fed = 0
-    while (chunk := stream.read(_READ)) or (decoder is not None and not decoder.eof and size < _SIZE_CAP):
+    complete = False
+    while True:
+        chunk = stream.read(_READ)
+        if not chunk:
+            complete = True
+            if decoder is None or decoder.eof:
+                break
         fed += len(chunk)
         pieces = _decode(decoder, chunk) if decoder is not None else [chunk]
         if not chunk and not any(pieces):
@@ -264,10 +392,11 @@ def _read_body(record: Any, keep: int) -> tuple[bytes, int]:
                 parts.append(taken)
                 kept += len(taken)
         if size >= _SIZE_CAP:
+            complete = False
             break
     if decoder is not None and fed and not decoder.eof and size < _SIZE_CAP:
         raise ValueError("compressed body ends early")
-    return b"".join(parts), size
+    return b"".join(parts), size, fed, complete
 
 
 def _decoder(encoding: str) -> Any:

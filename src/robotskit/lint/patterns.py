@@ -74,7 +74,8 @@ class Pattern:
             pattern[: min(cut)] if cut else pattern,
             tuple(pattern.split("*")),
             anchored,
-            not anchored and match_end(pattern, "/") is not None,
+            # `match_end(pattern, "/") is not None`, said directly: only `*`s around one `/` match it
+            not anchored and pattern.replace("*", "") in ("", "/"),
             (pattern[:-1] if anchored else pattern).replace("*", ""),
         )
 

@@ -9,6 +9,7 @@ wins ties) is the yardstick.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from robotskit.core.model import Diagnostic, Group, Rule, RuleKind
 from robotskit.core.profiles import get_profile
@@ -26,7 +27,13 @@ def _unique(rules: Iterable[Rule]) -> tuple[list[Pattern], list[tuple[Rule, Rule
         original = first.setdefault((rule.kind, rule.pattern), rule)
         if original is not rule:
             copies.append((rule, original))
-    return [Pattern.of(r) for r in first.values()], copies
+    return [_pattern(r) for r in first.values()], copies
+
+
+@lru_cache(maxsize=8192)
+def _pattern(rule: Rule) -> Pattern:
+    """`Pattern.of`, once per rule: the pair checks and RK306 meet the same rules again and again."""
+    return Pattern.of(rule)
 
 
 def _never_decides(ctx: Context, pat: Pattern, index: CoverIndex) -> Diagnostic | None:
@@ -62,7 +69,13 @@ def _tie(ctx: Context, pat: Pattern, allows: Iterable[Pattern]) -> Diagnostic | 
 
 
 def _rule_pairs(ctx: Context) -> Iterable[Diagnostic]:
+    done: set[tuple[int, ...]] = set()
     for rules in ctx.pools().values():
+        # A group naming many agents gives each the same pool: its findings would repeat exactly.
+        identity = tuple(map(id, rules))
+        if identity in done:
+            continue
+        done.add(identity)
         patterns, copies = _unique(rules)
         for copy, original in copies:
             yield ctx.diag(
@@ -119,12 +132,24 @@ def _dropped_global_rules(ctx: Context) -> Iterable[Diagnostic]:
     pools = ctx.pools()
     star = _unique(r for r in pools.get("*", []) if r.kind is RuleKind.DISALLOW)[0]
     first_lines = _agentlines_of(ctx.robots.groups)
+    star_ids = {id(p.rule): i for i, p in enumerate(star)}
+    # Files with hundreds of bot groups repeat the same few rule lists: what is lost depends only
+    # on the patterns (and on which rules are the `*` group's own, as coverers skips a rule itself).
+    known: dict[tuple[tuple[str, ...], tuple[int, ...]], list[Rule]] = {}
     for token, rules in pools.items():
         if token == "*" or not star:
             continue
         disallows = _unique(r for r in rules if r.kind is RuleKind.DISALLOW)[0]
-        own = CoverIndex(disallows)
-        lost = [p.rule for p in star if not disallows or next(own.coverers(p), None) is None]
+        key = (
+            tuple(p.rule.pattern for p in disallows),
+            tuple(star_ids[id(p.rule)] for p in disallows if id(p.rule) in star_ids),
+        )
+        lost = known.get(key)
+        if lost is None:
+            own = CoverIndex(disallows)
+            lost = known[key] = [
+                p.rule for p in star if not disallows or next(own.coverers(p), None) is None
+            ]
         if not lost:
             continue
         line = first_lines.get(token, 0)
