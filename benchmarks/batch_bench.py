@@ -60,9 +60,9 @@ def bodies(warcs: list[Path]) -> list[bytes]:
                         continue
                     try:
                         found.append(record.content_stream().read() if record.http_headers else b"")
-                    except Exception:  # noqa: BLE001 - a damaged body: an empty one for the loops
+                    except Exception:  # a damaged body: an empty one for the loops
                         found.append(b"")
-            except Exception:  # noqa: BLE001 - the loops skip the rest of a damaged file
+            except Exception:  # the loops skip the rest of a damaged file
                 continue
     return found
 
@@ -94,7 +94,9 @@ def batch_sync(warcs: list[Path], out: Path, config: BatchConfig) -> tuple[float
     return time.perf_counter() - start, summary.rows
 
 
-def batch_local(warcs: list[Path], out: Path, config: BatchConfig, workers: int) -> tuple[float, int, list[int]]:
+def batch_local(
+    warcs: list[Path], out: Path, config: BatchConfig, workers: int
+) -> tuple[float, int, list[int]]:
     import distributed  # noqa: PLC0415
 
     shutil.rmtree(out.with_name(out.name + ".parts"), ignore_errors=True)
@@ -162,7 +164,8 @@ def main() -> int:
         print(f"{'robotskit batch --scheduler sync':<36} {batch:9.0f} captures/s   (median of {args.rounds})")
         for name in ("protego", "robotskit"):
             rate = _median(runs[name])
-            print(f"{'bare ' + name + ' loop (parse + / x agents)':<36} {rate:9.0f} captures/s   batch = {batch / rate:.2f}x")
+            label = f"bare {name} loop (parse + / x agents)"
+            print(f"{label:<36} {rate:9.0f} captures/s   batch = {batch / rate:.2f}x")
         print(f"{'peak RSS of this process':<36} {peak:9d} MB")
         if args.local:
             elapsed, rows, peaks = batch_local(warcs, tmp / "local.parquet", config, args.workers)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import random
 import re
@@ -41,9 +42,11 @@ from typing import IO
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 START = datetime(2025, 3, 1, tzinfo=UTC)
-ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
-FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
-SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")  # isdigit() but not int()-able
+ARABIC_INDIC = str.maketrans("0123456789", "".join(map(chr, range(0x660, 0x66A))))
+FULLWIDTH = str.maketrans("0123456789", "".join(map(chr, range(0xFF10, 0xFF1A))))
+SUPERSCRIPT = str.maketrans(
+    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)  # isdigit(), not int()
 DIGITS = (ARABIC_INDIC, FULLWIDTH, SUPERSCRIPT)
 
 # kind -> weight (per mille of captures)
@@ -117,7 +120,9 @@ class _Writer:
     truths: list[Truth] = field(default_factory=list)
     members: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of response records
 
-    def record(self, kind: str, uri: str, date: datetime, block: bytes, extra: dict[str, str] | None = None) -> int:
+    def record(
+        self, kind: str, uri: str, date: datetime, block: bytes, extra: dict[str, str] | None = None
+    ) -> int:
         headers = {
             "WARC-Type": kind,
             "WARC-Record-ID": f"<urn:uuid:{uuid.UUID(int=random.getrandbits(128))}>",
@@ -137,7 +142,13 @@ class _Writer:
         return start
 
     def capture(
-        self, uri: str, date: datetime, status_line: str, headers: list[tuple[str, str]], body: bytes, **extra: str
+        self,
+        uri: str,
+        date: datetime,
+        status_line: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        **extra: str,
     ) -> int:
         host = uri.split("/")[2]
         request = f"GET /robots.txt HTTP/1.1\r\nHost: {host}\r\nUser-Agent: CCBot/2.0\r\n\r\n".encode()
@@ -219,14 +230,16 @@ class _Set:
     def _kind(self) -> str:
         return self.rng.choices(list(KINDS), weights=list(KINDS.values()))[0]
 
-    def _one(self, w: _Writer) -> int:  # noqa: C901 - one branch per record kind reads best flat
+    def _one(self, w: _Writer) -> int:  # one branch per record kind reads best flat
         date = START + timedelta(seconds=self.count * 7)
         if self.seen_urls and self.rng.random() < 0.05:
             url, name = self.rng.choice(self.seen_urls)
             entry: dict[str, object] = {"file": name}
             body = self._body(entry)
             offset = w.capture(url, date + timedelta(days=30), "HTTP/1.1 200 OK", _plain(body), body)
-            w.truths.append(Truth(w.path, offset, url, "recrawl", "ok", False, body=name, final=url, status=200))
+            w.truths.append(
+                Truth(w.path, offset, url, "recrawl", "ok", False, body=name, final=url, status=200)
+            )
             return 1
         kind = self._kind()
         entry = self._next_web()
@@ -260,38 +273,64 @@ class _Set:
             hops = [f"https://rk-hop{n}.{host}/robots.txt" for n in range(self.rng.randint(1, 3))]
             chain = [url, *hops]
             codes = ("301 Moved Permanently", "302 Found", "307 Temporary Redirect", "308 Permanent Redirect")
-            for here, there in zip(chain, chain[1:], strict=False):
+            for here, there in itertools.pairwise(chain):
                 code = self.rng.choice(codes)
-                offset = w.capture(here, date, f"HTTP/1.1 {code}", [("Location", there), ("Content-Length", "0")], b"")
+                offset = w.capture(
+                    here, date, f"HTTP/1.1 {code}", [("Location", there), ("Content-Length", "0")], b""
+                )
                 w.truths.append(
-                    Truth(w.path, offset, here, kind, "ok", False, body=name, final=chain[-1], status=int(code[:3]))
+                    Truth(
+                        w.path,
+                        offset,
+                        here,
+                        kind,
+                        "ok",
+                        False,
+                        body=name,
+                        final=chain[-1],
+                        status=int(code[:3]),
+                    )
                 )
             offset = w.capture(chain[-1], date, "HTTP/1.1 200 OK", _plain(body), body)
-            w.truths.append(Truth(w.path, offset, chain[-1], kind, "ok", False, body=name, final=chain[-1], status=200))
+            w.truths.append(
+                Truth(w.path, offset, chain[-1], kind, "ok", False, body=name, final=chain[-1], status=200)
+            )
         elif kind == "redirect-missing":
             target = f"https://moved-{self.count}.example/robots.txt"
             offset = w.capture(url, date, "HTTP/1.1 301 Moved Permanently", [("Location", target)], b"")
             truth(None, False, status=301)
         elif kind == "soft404":
-            page = self._body(self.rng.choice(self.html)) if self.html and self.rng.random() < 0.5 else SOFT_404
+            page = (
+                self._body(self.rng.choice(self.html)) if self.html and self.rng.random() < 0.5 else SOFT_404
+            )
             offset = w.capture(url, date, "HTTP/1.1 200 OK", _plain(page, "text/html; charset=utf-8"), page)
             truth("ok", False, html=True, final=url, status=200)
         elif kind in ("404", "403", "410"):
             reason = {"404": "Not Found", "403": "Forbidden", "410": "Gone"}[kind]
-            offset = w.capture(url, date, f"HTTP/1.1 {kind} {reason}", _plain(NOT_FOUND, "text/html"), NOT_FOUND)
+            offset = w.capture(
+                url, date, f"HTTP/1.1 {kind} {reason}", _plain(NOT_FOUND, "text/html"), NOT_FOUND
+            )
             truth("unavailable", False, html=True, final=url, status=int(kind))
         elif kind.startswith(("5xx", "429")):
-            code = "429 Too Many Requests" if kind.startswith("429") else self.rng.choice(
-                ("500 Internal Server Error", "502 Bad Gateway", "503 Service Unavailable")
+            code = (
+                "429 Too Many Requests"
+                if kind.startswith("429")
+                else self.rng.choice(
+                    ("500 Internal Server Error", "502 Bad Gateway", "503 Service Unavailable")
+                )
             )
             retry = str(self.rng.randint(1, 3600))
             if kind.endswith("digits"):
                 retry = retry.translate(self.rng.choice(DIGITS))
-            offset = w.capture(url, date, f"HTTP/1.1 {code}", [("Retry-After", retry), ("Content-Length", "0")], b"")
+            offset = w.capture(
+                url, date, f"HTTP/1.1 {code}", [("Retry-After", retry), ("Content-Length", "0")], b""
+            )
             truth("unreachable", False, final=url, status=int(code[:3]))
         elif kind == "bad-gzip":
             junk = b"\x1f\x8b\x08\x00" + b"not really gzip" * 3
-            offset = w.capture(url, date, "HTTP/1.1 200 OK", [*_plain(junk), ("Content-Encoding", "gzip")], junk)
+            offset = w.capture(
+                url, date, "HTTP/1.1 200 OK", [*_plain(junk), ("Content-Encoding", "gzip")], junk
+            )
             truth("unreachable", True, final=url, status=200)
         elif kind == "truncated":
             body = body + b"# " + b"x" * 200 + b"\n" if len(body) < 64 else body
@@ -342,7 +381,9 @@ def _corrupt(path: Path, writer: _Writer) -> None:
     path.write_bytes(bytes(data))
 
 
-def build(out: Path, captures: int, *, per_warc: int = 2000, seed: int = 16, unique: bool = False) -> list[Path]:
+def build(
+    out: Path, captures: int, *, per_warc: int = 2000, seed: int = 16, unique: bool = False
+) -> list[Path]:
     """Write the set into `out` (created); return the WARC paths."""
     out.mkdir(parents=True, exist_ok=True)
     return _Set(out, seed, unique).write(captures, per_warc)

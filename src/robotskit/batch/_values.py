@@ -65,3 +65,11 @@ class Capture:
     size: int | None = None
     truncated: bool = False
     error: str | None = None
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run: `done` units are kept in the `parts` folder; a rerun resumes from them."""
+
+    def __init__(self, parts: str, done: int, total: int) -> None:
+        super().__init__(f"{done} of {total} units done")
+        self.parts, self.done, self.total = parts, done, total

@@ -173,7 +173,7 @@ class Analyzer:
             row.profile = profile_name(self.config, capture.url)
             try:
                 self._fill(row, capture)
-            except Exception as exc:  # a library bug on one file must not end a job  # noqa: BLE001
+            except Exception as exc:  # a library bug on one file must not end a job
                 row.error = f"analyze: {type(exc).__name__}: {exc}"
                 row.agents = NO_AGENTS
         elif outcome in self._blanket:
@@ -215,7 +215,7 @@ class Analyzer:
         if self.config.lint:
             try:
                 lint_ids.update(d.code for d in lint(robots, profile=profile, content_type=media or None))
-            except Exception as exc:  # noqa: BLE001 - a lint bug costs the lint ids, not the verdicts
+            except Exception as exc:
                 lint_error = f"lint: {type(exc).__name__}: {exc}"
         if truncated:
             lint_ids.add("RK104")  # the reader cut the body before the parser saw it
@@ -256,9 +256,7 @@ class Analyzer:
         """Per agent, the labels the profile judges it by, as group tokens are written (lower case)."""
         labels = self._labels.get(profile.name)
         if labels is None:
-            labels = self._labels[profile.name] = tuple(
-                _labels(spec, profile) for spec in self.config.agents
-            )
+            labels = self._labels[profile.name] = tuple(_labels(spec, profile) for spec in self.config.agents)
         return labels
 
     def _verdicts(self, robots: RobotsTxt, agent: Agent, probe: tuple[str, ...], signals: bool) -> Verdicts:

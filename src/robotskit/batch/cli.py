@@ -9,10 +9,14 @@ inputs (argparse cannot mix a default command with sub-commands).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from robotskit.batch._values import Interrupted
 from robotskit.core.profiles import PROFILES
 
 ERROR = 2
@@ -80,15 +84,60 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
+EXTRA_HINT = "robotskit batch needs the batch extra: pip install 'robotskit[batch]'"
+INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader went away; nothing more to say
+
+
+class _PipeClosed(Exception):
+    """stdout's reader has gone (`robotskit batch ... | head -1`)."""
+
+
 def handle(args: argparse.Namespace) -> int:
-    """Run `batch` or `batch report`; failures print one line and return 2."""
+    """Run `batch` or `batch report`; failures print one line on stderr and return 2."""
     try:
         if args.inputs[0] == "report":
             return _report(args)
         return _run(args)
+    except _PipeClosed:
+        return BROKEN_PIPE
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in _EXTRA_MODULES:
+            return _error(f"{EXTRA_HINT} (missing: {exc.name})")
+        return _error(str(exc))
+    except Interrupted as exc:
+        _error(
+            f"interrupted; {exc.done} of {exc.total} units are done and kept in {exc.parts}/; "
+            "run the same command again to resume",
+            prefix="",
+        )
+        return INTERRUPTED
+    except KeyboardInterrupt:
+        _error("interrupted; run the same command again to resume", prefix="")
+        return INTERRUPTED
     except (ImportError, OSError, ValueError) as exc:
-        print(f"robotskit batch: error: {exc}", file=sys.stderr)
-        return ERROR
+        return _error(str(exc))
+
+
+_EXTRA_MODULES = frozenset({"pyarrow", "warcio", "dask", "distributed", "matplotlib"})
+
+
+def _error(message: str, prefix: str = "error: ") -> int:
+    with contextlib.suppress(OSError):
+        print(f"robotskit batch: {prefix}{message}", file=sys.stderr, flush=True)
+    return ERROR
+
+
+def _say(text: str) -> None:
+    """Print to stdout; a closed pipe ends the command quietly (no traceback, no Errno 32)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        raise _PipeClosed from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -123,11 +172,14 @@ def _run(args: argparse.Namespace) -> int:
         progress=args.progress,
     )
     outcomes = ", ".join(f"{name} {count}" for name, count in summary.outcomes.items()) or "none"
-    print(
-        f"{summary.rows} captures -> {summary.out} ({summary.units} units run, "
-        f"{summary.skipped} already done, {summary.seconds:.1f} s)"
+    skipped = (
+        f"; {summary.skipped_files} files skipped (not robots.txt files)" if summary.skipped_files else ""
     )
-    print(f"outcomes: {outcomes}; rows with errors: {summary.errors}")
+    _say(
+        f"{summary.rows} captures -> {summary.out} ({summary.units} units run, "
+        f"{summary.skipped} already done, {summary.seconds:.1f} s){skipped}"
+    )
+    _say(f"outcomes: {outcomes}; rows with errors: {summary.errors}")
     return 0
 
 
@@ -135,9 +187,12 @@ def _report(args: argparse.Namespace) -> int:
     from robotskit.batch.report import write_report  # noqa: PLC0415 - matplotlib loads on demand
 
     if len(args.inputs) != 2:
-        raise ValueError("usage: robotskit batch report RESULTS.parquet")
-    text = write_report(args.inputs[1], args.report_dir, top=args.top)
-    print(text)
+        raise ValueError("usage: robotskit batch report RESULTS.parquet [--report-dir DIR]")
+    results = args.inputs[1]
+    if not Path(results).is_file():
+        raise ValueError(f"no such results file: {results}")
+    text = write_report(results, args.report_dir, top=args.top)
+    _say(text)
     return 0
 
 

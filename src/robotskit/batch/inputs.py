@@ -14,32 +14,57 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
+from robotskit import RobotsClient, RobotsEntry, authority_key
 from robotskit.batch._values import Capture
+from robotskit.batch.warc import read_warc
 
 WARC_SUFFIXES = (".warc", ".warc.gz")
 MANIFEST = "manifest.jsonl"
 DEFAULT_CHUNK = 200
+_MAX_LINE = 2048  # a host-list line longer than this is not a host
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One file of a directory or one line of a host list.
+
+    `key` is the file's path relative to the directory, or the line number; `value` the file's
+    robots.txt URL (None: unknown) or the host-list line; `error` why it cannot be read (the
+    item still becomes a row, with that error).
+    """
+
+    key: str
+    value: str | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class InputUnit:
-    """One unit of work: a WARC file, or a chunk of `items`.
-
-    `items` are (file name, base URL or None) for directories, (line number, host) for host lists.
-    """
+    """One unit of work: a WARC file, or a chunk of directory files or host-list lines."""
 
     kind: str  # "warc" | "dir" | "hosts"
     path: str
-    items: tuple[tuple[str, str | None], ...] = field(default=())
+    items: tuple[Item, ...] = field(default=())
 
     @property
     def label(self) -> str:
         if self.kind == "warc":
             return self.path
-        return f"{self.path}[{self.items[0][0]}..{self.items[-1][0]}]" if self.items else self.path
+        return f"{self.path}[{self.items[0].key}..{self.items[-1].key}]" if self.items else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The units of a run, and how many directory files were not read (not robots.txt files)."""
+
+    units: list[InputUnit]
+    skipped_files: int = 0
+
+
+class InputError(ValueError):
+    """An input that does not exist or cannot be read: the run does not start."""
 
 
 def kind_of(path: Path) -> str:
@@ -51,66 +76,131 @@ def kind_of(path: Path) -> str:
     return "hosts"
 
 
-def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK) -> list[InputUnit]:
-    """Cut the inputs into units, in a stable order (so unit ids survive a rerun)."""
+def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK) -> Plan:
+    """Cut the inputs into units, in a stable order (so unit ids survive a rerun).
+
+    Raises `InputError` (one line) for an input that is missing or unreadable, before anything runs.
+    """
     units: list[InputUnit] = []
+    skipped = 0
     for raw in paths:
         path = Path(raw)
+        _check_readable(path)
         kind = kind_of(path)
         if kind == "warc":
             units.append(InputUnit("warc", str(path)))
         elif kind == "dir":
-            units.extend(_chunks("dir", path, _directory_items(path), chunk))
+            items, not_read = _directory_items(path)
+            skipped += not_read
+            units.extend(_chunks("dir", path, items, chunk))
         else:
             units.extend(_chunks("hosts", path, _host_items(path), chunk))
-    return units
+    return Plan(units, skipped)
 
 
-def _chunks(kind: str, path: Path, items: list[tuple[str, str | None]], chunk: int) -> Iterator[InputUnit]:
+def _check_readable(path: Path) -> None:
+    if not path.exists():
+        raise InputError(f"no such input: {path}")
+    try:
+        if path.is_dir():
+            next(iter(path.iterdir()), None)
+        else:
+            with path.open("rb") as fh:
+                fh.read(1)
+    except OSError as exc:
+        raise InputError(f"cannot read input {path}: {exc.strerror or exc}") from None
+
+
+def _chunks(kind: str, path: Path, items: list[Item], chunk: int) -> Iterator[InputUnit]:
     for start in range(0, len(items), max(1, chunk)):
         yield InputUnit(kind, str(path), tuple(items[start : start + chunk]))
 
 
-def _directory_items(root: Path) -> list[tuple[str, str | None]]:
-    """Every regular file under `root` (sorted), with its site's base URL from a manifest.jsonl if any.
+def _directory_items(root: Path) -> tuple[list[Item], int]:
+    """The files of a directory to read (sorted), with their robots.txt URL, and how many were not read.
 
-    The manifest convention is the corpus's: one JSON object per line with `file` and `base_url`
-    (or `site`). Knowing the base URL lets Gemini captures be judged with the gemini profile.
+    With a `manifest.jsonl` (one JSON object per line), exactly the files it names are read. Each
+    line gives `file` (relative to the manifest, or to its `files/` folder as in the shared
+    corpus) and either `url` (the robots.txt URL) or `site` and `kind` (`web`:
+    https://SITE/robots.txt, `gemini`: gemini://SITE/robots.txt) or `base_url`. A line that
+    cannot be used is an item with an error. Without a manifest, `robots.txt` and `*.txt` files
+    are read. Every other file is counted as skipped.
     """
-    bases: dict[str, str] = {}
     manifest = root / MANIFEST
-    if manifest.is_file():
-        with manifest.open(encoding="utf-8") as fh:
-            for line in fh:
-                entry = _json_object(line)
-                name = entry.get("file")
-                base = entry.get("base_url") or (f"https://{entry['site']}" if entry.get("site") else None)
-                if isinstance(name, str) and isinstance(base, str):
-                    bases[name] = base
-    names = sorted(
-        str(p.relative_to(root))
+    present = sorted(
+        p.relative_to(root).as_posix()
         for p in root.rglob("*")
-        if p.is_file() and p.name != MANIFEST and not p.name.startswith(".")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
-    return [(name, bases.get(name)) for name in names]
+    if not manifest.is_file():
+        read = [name for name in present if name.lower().endswith(".txt")]
+        return [Item(name) for name in read], len(present) - len(read)
+    items: list[Item] = []
+    used: set[str] = {MANIFEST}
+    with manifest.open("rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            item = _manifest_item(root, number, raw)
+            used.add(item.key)
+            items.append(item)
+    return items, sum(1 for name in present if name not in used)
 
 
-def _json_object(line: str) -> dict[str, Any]:
+def _manifest_item(root: Path, number: int, raw: bytes) -> Item:
+    where = f"{MANIFEST} line {number}"
     try:
-        value = json.loads(line)
+        entry = json.loads(raw)
     except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+        return Item(where, error=f"{where}: not a JSON object")
+    if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not entry["file"]:
+        return Item(where, error=f"{where}: no `file`")
+    name = str(entry["file"])
+    if Path(name).is_absolute() or ".." in Path(name).parts:
+        return Item(where, error=f"{where}: `file` must stay inside the directory: {name!r}")
+    if not (root / name).is_file() and (root / "files" / name).is_file():
+        name = f"files/{name}"
+    try:
+        url = manifest_url(entry)
+    except ValueError as exc:
+        return Item(name, error=f"{where}: {exc}")
+    return Item(name, url)
 
 
-def _host_items(path: Path) -> list[tuple[str, str | None]]:
-    """Non-empty, non-comment lines of a host list, keyed by line number."""
-    items: list[tuple[str, str | None]] = []
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
+def manifest_url(entry: dict[str, object]) -> str | None:
+    """The robots.txt URL a manifest entry gives (`url`, `site` + `kind`, or `base_url`), or None."""
+    url, site, kind, base = entry.get("url"), entry.get("site"), entry.get("kind"), entry.get("base_url")
+    if isinstance(url, str) and url:
+        if "://" not in url:
+            raise ValueError(f"`url` is not absolute: {url!r}")
+        return url
+    if isinstance(site, str) and site:
+        scheme = "gemini" if kind == "gemini" else "https"
+        if kind not in (None, "web", "gemini"):
+            raise ValueError(f"unknown `kind` {kind!r} (web or gemini)")
+        return f"{scheme}://{site.strip().strip('/')}/robots.txt"
+    if isinstance(base, str) and base:
+        return base.rstrip("/") + "/robots.txt"
+    return None
+
+
+def _host_items(path: Path) -> list[Item]:
+    """Non-empty, non-comment lines of a host list, keyed by line number; bad lines are error items."""
+    items: list[Item] = []
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                items.append(Item(str(number), error=f"host list line {number} is not UTF-8"))
+                continue
             text = line.split("#", 1)[0].strip()
-            if text:
-                items.append((str(number), text))
+            if not text:
+                continue
+            if len(text) > _MAX_LINE or any(c.isspace() for c in text):
+                items.append(Item(str(number), error=f"host list line {number} is not a host or URL"))
+                continue
+            items.append(Item(str(number), text))
     return items
 
 
@@ -120,20 +210,24 @@ def _host_items(path: Path) -> list[tuple[str, str | None]]:
 def read_directory(unit: InputUnit, max_bytes: int) -> Iterator[Capture]:
     """One capture per file; no status is known, so the body is taken as served with 200."""
     root = Path(unit.path)
-    for index, (name, base) in enumerate(unit.items):
-        file = root / name
-        url = base.rstrip("/") + "/robots.txt" if base else None
-        record = index
+    for index, item in enumerate(unit.items):
+        file = root / item.key
+        url = item.value
+        if item.error is not None:
+            yield Capture(source=str(file), record=index, url=url, host=_host(url), error=item.error)
+            continue
         try:
             stat = file.stat()
             with file.open("rb") as fh:
                 body = fh.read(max_bytes + 1)
         except OSError as exc:
-            yield Capture(source=str(file), record=record, url=url, host=_host(url), error=f"read: {exc}")
+            yield Capture(
+                source=str(file), record=index, url=url, host=_host(url), error=f"read: {exc.strerror or exc}"
+            )
             continue
         yield Capture(
             source=str(file),
-            record=record,
+            record=index,
             url=url,
             host=_host(url),
             fetched_at=stat.st_mtime,
@@ -146,7 +240,10 @@ def read_directory(unit: InputUnit, max_bytes: int) -> Iterator[Capture]:
 def _host(url: str | None) -> str | None:
     if not url:
         return None
-    return urlsplit(url).hostname
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
 
 
 # --------------------------------------------------------------------------- live fetches
@@ -171,22 +268,6 @@ def host_url(line: str, scheme: str) -> str:
 
 def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterator[Capture]:
     """Fetch each host's robots.txt with the client (its policy, redirects and cache), in line order."""
-    import robotskit  # noqa: PLC0415 - the client arrives with the fetch extras
-
-    client_cls = getattr(robotskit, "RobotsClient", None)
-    if client_cls is None:
-        for number, line in unit.items:
-            yield Capture(
-                source=unit.path, record=int(number), url=line, error="robotskit.RobotsClient unavailable"
-            )
-        return
-    kwargs: dict[str, Any] = {
-        "user_agent": options.user_agent,
-        "timeout": options.timeout,
-        "max_bytes": max_bytes,
-    }
-    if options.cache:
-        kwargs["cache"] = options.cache
     locks: dict[str, threading.BoundedSemaphore] = {}
     guard = threading.Lock()
 
@@ -194,65 +275,63 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
         with guard:
             return locks.setdefault(key, threading.BoundedSemaphore(max(1, options.per_host)))
 
-    with client_cls(options.user_agent, **kwargs) as client:
+    with RobotsClient(
+        options.user_agent,
+        user_agent=options.user_agent,
+        cache=options.cache,
+        timeout=options.timeout,
+        max_bytes=max_bytes,
+    ) as client:
 
-        def fetch(item: tuple[str, str | None]) -> Capture:
-            number, line = item
-            url = host_url(line or "", options.scheme)
-            key = _authority(url)
+        def fetch(item: Item) -> Capture:
+            number = int(item.key)
+            if item.error is not None or item.value is None:
+                return Capture(source=unit.path, record=number, error=item.error or "empty line")
+            url = host_url(item.value, options.scheme)
+            try:
+                key = authority_key(url)
+            except ValueError as exc:
+                return Capture(source=unit.path, record=number, url=url, error=f"not a host or URL: {exc}")
             with slot(key):
                 try:
                     entry = client.lookup(url)
-                except Exception as exc:  # a failed host is a row, never the end of the job
+                except Exception as exc:
                     return Capture(
                         source=unit.path,
-                        record=int(number),
+                        record=number,
                         url=url,
                         host=_host(url),
                         error=f"fetch: {type(exc).__name__}: {exc}",
                     )
-            return _entry_capture(unit.path, int(number), url, entry)
+            return _entry_capture(unit.path, number, url, entry)
 
         with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
             yield from pool.map(fetch, unit.items)
 
 
-def _authority(url: str) -> str:
-    try:
-        from robotskit import authority_key  # noqa: PLC0415
-    except ImportError:
-        parts = urlsplit(url)
-        return f"{parts.scheme}://{parts.netloc.lower()}"
-    return str(authority_key(url))
-
-
-def _entry_capture(source: str, number: int, url: str, entry: Any) -> Capture:
+def _entry_capture(source: str, number: int, url: str, entry: RobotsEntry) -> Capture:
     """A capture from a RobotsEntry: the client already applied the policy, so its outcome stands."""
-    outcome = getattr(entry, "outcome", None)
-    redirects = tuple(getattr(entry, "redirects", ()) or ())
-    status = getattr(entry, "status", None)
     return Capture(
         source=source,
         record=number,
-        url=str(getattr(entry, "robots_url", url) or url),
+        url=entry.robots_url or url,
         host=_host(url),
-        fetched_at=getattr(entry, "fetched_at", None),
-        status=status,
-        final_status=status,
-        redirects=redirects,
-        outcome=str(getattr(outcome, "value", outcome)) if outcome is not None else None,
-        reason=str(getattr(entry, "reason", "")),
-        body=bytes(getattr(entry, "body", b"") or b""),
-        size=getattr(entry, "size", None),
-        truncated=bool(getattr(entry, "truncated", False)),
+        fetched_at=entry.fetched_at,
+        status=entry.status,
+        final_status=entry.status,
+        redirects=entry.redirects,
+        outcome=str(entry.outcome.value),
+        reason=entry.reason,
+        content_type=entry.content_type or None,
+        body=entry.body,
+        size=entry.size,
+        truncated=entry.truncated,
     )
 
 
 def read_unit(unit: InputUnit, max_bytes: int, options: FetchOptions | None = None) -> Iterator[Capture]:
     """The captures of one unit, whatever its kind."""
     if unit.kind == "warc":
-        from robotskit.batch.warc import read_warc  # noqa: PLC0415 - warcio is only needed for WARC inputs
-
         return read_warc(unit.path, max_bytes)
     if unit.kind == "dir":
         return read_directory(unit, max_bytes)
@@ -266,4 +345,5 @@ def unit_fingerprint(unit: InputUnit) -> str:
         stamp = f"{stat.st_size}:{stat.st_mtime_ns}" if unit.kind != "dir" else ""
     except OSError:
         stamp = "missing"
-    return json.dumps([unit.kind, str(Path(unit.path).resolve()), stamp, list(unit.items)], sort_keys=True)
+    items = [[item.key, item.value, item.error] for item in unit.items]
+    return json.dumps([unit.kind, str(Path(unit.path).resolve()), stamp, items], sort_keys=True)

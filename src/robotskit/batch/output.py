@@ -74,7 +74,9 @@ def _timestamps(values: list[float | None]) -> pa.Array:
     return pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC"))
 
 
-def to_table(rows: Sequence[Row], agents: Sequence[str], meta: Mapping[bytes, bytes] | None = None) -> pa.Table:
+def to_table(
+    rows: Sequence[Row], agents: Sequence[str], meta: Mapping[bytes, bytes] | None = None
+) -> pa.Table:
     """Rows (as `analyze` makes them) to an Arrow table with the fixed schema.
 
     Rows of duplicate bodies share one `AgentVerdicts`: each distinct one becomes a struct
@@ -131,7 +133,9 @@ def _struct(verdicts: AgentVerdicts, names: pa.Array) -> pa.Array:
     take = pa.array(verdicts.of_agent, pa.int32())
     keys = verdicts.keys
     signals = [
-        None if k.content_signal is None else dict(zip(("search", "ai_input", "ai_train"), k.content_signal, strict=True))
+        None
+        if k.content_signal is None
+        else dict(zip(("search", "ai_input", "ai_train"), k.content_signal, strict=True))
         for k in keys
     ]
     fields = [

@@ -1,180 +1,416 @@
-"""`robotskit batch report results.parquet`: tables and PNG plots of a results file.
+"""`robotskit batch report RESULTS --report-dir DIR`: what a results file says, in tables and figures.
 
-Counts are per capture (one row per capture; deduplicate hosts upstream if a crawl captured a
-host twice). Agent shares are over captures whose outcome is known (ok, unavailable or
-unreachable), since those are the ones a crawler would have obeyed. Plots use matplotlib's Agg
-backend, so no display is needed.
+What is counted, in both units and always side by side:
+- captures: every row of the results file;
+- sites: distinct authorities (`scheme://host:port`), each counted once by its latest capture
+  (latest `fetched_at`, then the last record); a row without a URL is a site of its own.
+Each capture falls in one category: `robots.txt` (a 2xx response that is not an HTML page),
+`HTML page` (a soft-404 or error page served with 2xx: not a robots.txt file; RFC 9309 2.3.1.1
+parses it, and it almost never blocks anything), `unavailable` (4xx except 429: everything
+allowed, RFC 9309 2.3.1.3), `unreachable` (5xx, 429, bad or failed responses: complete disallow,
+RFC 9309 2.3.1.4) and `unknown` (damaged record, redirect target not captured).
+Per agent: "fully blocked" is a robots.txt whose rules disallow `/` for the agent, "partly
+blocked" one that allows `/` but blocks some probed path; "unreachable" is its own column.
+Shares name their denominator: "of robots.txt files" or "of known" (every category but unknown).
+
+Writes agents.csv and agents.md (one row per agent), outcomes.csv, and each figure as SVG and
+300-dpi PNG with its numbers beside it as a CSV of the same name. Reads the results file one
+batch of rows at a time, so a report of millions of captures stays within a few hundred MB.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import csv
+import itertools
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-VERDICTS = ("disallowed", "partial", "allowed")
-SIZE_QUANTILES = (0.5, 0.9, 0.99)
+ROBOTS, HTML, UNAVAILABLE, UNREACHABLE, UNKNOWN = (
+    "robots.txt",
+    "HTML page",
+    "unavailable",
+    "unreachable",
+    "unknown",
+)
+CATEGORIES = (ROBOTS, HTML, UNAVAILABLE, UNREACHABLE, UNKNOWN)
+UNITS = ("sites", "captures")
+_BATCH = 16_384
+_SCALARS = ["authority", "url", "fetched_at", "outcome", "html", "size", "error"]
 
 
-@dataclass(frozen=True, slots=True)
-class AgentShare:
-    """How many captures block an agent fully, partly or not at all."""
+@dataclass(slots=True)
+class AgentCounts:
+    """One agent's counts, per unit (sites, captures)."""
 
     agent: str
-    disallowed: int
-    partial: int
-    allowed: int
-
-    @property
-    def total(self) -> int:
-        return self.disallowed + self.partial + self.allowed
-
-    def share(self, verdict: str) -> float:
-        return getattr(self, verdict) / self.total if self.total else 0.0
+    fully_blocked: Counter[str] = field(default_factory=Counter)
+    partly_blocked: Counter[str] = field(default_factory=Counter)
 
 
-def agent_table(table: pa.Table) -> pa.Table:
-    """The long view: one row per (capture, agent), with the capture's `record`, `source` and `outcome`."""
-    agents = table.column("agents").combine_chunks()
-    parents = pc.list_parent_indices(agents)
-    flat = pc.list_flatten(agents)
-    columns = {name: pc.take(table.column(name), parents) for name in ("source", "record", "outcome")}
-    for field in flat.type:
-        columns[field.name] = flat.field(field.name)
-    return pa.table(columns)
+@dataclass(slots=True)
+class Summary:
+    """Everything the report shows, counted in one pass over the results."""
+
+    categories: dict[str, Counter[str]]  # unit -> category -> count
+    agents: list[AgentCounts]
+    sizes: list[int]  # sizes of robots.txt files, sites only
+    errors: Counter[str]  # unit -> rows with an error
+
+    def total(self, unit: str) -> int:
+        return sum(self.categories[unit].values())
+
+    def known(self, unit: str) -> int:
+        return self.total(unit) - self.categories[unit][UNKNOWN]
+
+    def row(self, counts: AgentCounts) -> dict[str, object]:
+        """The agent table row: counts and shares, sites then captures."""
+        out: dict[str, object] = {"agent": counts.agent}
+        for unit in UNITS:
+            robots, known = self.categories[unit][ROBOTS], self.known(unit)
+            unreachable = self.categories[unit][UNREACHABLE]
+            blocked = counts.fully_blocked[unit]
+            out |= {
+                f"{unit}_known": known,
+                f"{unit}_robots_txt": robots,
+                f"{unit}_fully_blocked": blocked,
+                f"{unit}_fully_blocked_pct_of_robots_txt": _pct(blocked, robots),
+                f"{unit}_fully_blocked_pct_of_known": _pct(blocked, known),
+                f"{unit}_partly_blocked": counts.partly_blocked[unit],
+                f"{unit}_unreachable": unreachable,
+                f"{unit}_unreachable_pct_of_known": _pct(unreachable, known),
+            }
+        return out
 
 
-def agent_shares(table: pa.Table) -> list[AgentShare]:
-    """Per agent verdict counts over captures with a known outcome, most blocked first."""
-    long = agent_table(table)
-    long = long.filter(pc.is_valid(long.column("outcome")))
-    counts = long.group_by(["agent", "verdict"]).aggregate([([], "count_all")]).to_pylist()
-    by_agent: dict[str, dict[str, int]] = {}
-    for row in counts:
-        by_agent.setdefault(str(row["agent"]), {})[str(row["verdict"])] = int(row["count_all"])
-    shares = [
-        AgentShare(agent, v.get("disallowed", 0), v.get("partial", 0), v.get("allowed", 0))
-        for agent, v in by_agent.items()
-    ]
-    return sorted(shares, key=lambda s: (-s.share("disallowed"), -s.share("partial"), s.agent))
+def _pct(part: int, whole: int) -> float:
+    return round(100 * part / whole, 2) if whole else 0.0
 
 
-def outcome_counts(table: pa.Table) -> dict[str, int]:
-    """Captures per outcome; `unknown` for damaged records and unfollowable redirects."""
-    counts: dict[str, int] = {}
-    for value in table.column("outcome").to_pylist():
-        key = value if value is not None else "unknown"
-        counts[key] = counts.get(key, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
-
-
-def size_stats(table: pa.Table) -> dict[str, float]:
-    """Size quantiles (bytes) of bodies that were parsed (outcome ok)."""
-    ok = table.filter(pc.equal(table.column("outcome"), "ok")).column("size").drop_null()
-    if len(ok) == 0:
-        return {}
-    quantiles = pc.quantile(ok, q=list(SIZE_QUANTILES)).to_pylist()
-    stats = {f"p{int(q * 100)}": float(v) for q, v in zip(SIZE_QUANTILES, quantiles, strict=True)}
-    stats["max"] = float(pc.max(ok).as_py())
-    stats["count"] = float(len(ok))
-    return stats
-
-
-def render_text(table: pa.Table, top: int = 30) -> str:
-    """The report's tables as plain text (also written to report.md)."""
-    lines = [f"captures: {table.num_rows}", "", "outcome       captures   share"]
-    total = table.num_rows or 1
-    for name, count in outcome_counts(table).items():
-        lines.append(f"{name:<13} {count:>8}  {count / total:6.1%}")
-    errors = table.num_rows - table.column("error").null_count
-    html = pc.sum(table.column("html")).as_py() or 0
-    lines += ["", f"rows with errors: {errors}; HTML served as robots.txt: {html}", ""]
-    lines.append(
-        f"{'agent':<28} {'blocked':>8} {'partial':>8} {'allowed':>8}   (share of captures, top {top})"
+def _categories(batch: pa.RecordBatch, judged: pa.Array) -> pa.Array:
+    """Each row's category (see the module docstring); a 2xx row without verdicts is unknown."""
+    outcome = batch.column("outcome")
+    html = pc.fill_null(batch.column("html"), False)
+    ok = pc.and_(pc.fill_null(pc.equal(outcome, "ok"), False), judged)
+    return pc.case_when(
+        pc.make_struct(
+            pc.and_(ok, pc.invert(html)),
+            pc.and_(ok, html),
+            pc.fill_null(pc.equal(outcome, "unavailable"), False),
+            pc.fill_null(pc.equal(outcome, "unreachable"), False),
+        ),
+        ROBOTS,
+        HTML,
+        UNAVAILABLE,
+        UNREACHABLE,
+        UNKNOWN,
     )
-    for share in agent_shares(table)[:top]:
+
+
+def latest_rows(results: str | Path) -> pa.Array:
+    """A boolean per row: is it its site's latest capture? (see the module docstring)."""
+    table = pq.read_table(results, columns=["authority", "fetched_at"])
+    n = table.num_rows
+    keys = table.column("authority").to_pylist()
+    stamps = table.column("fetched_at").cast(pa.int64()).to_pylist()
+    latest: dict[str, tuple[int, int]] = {}
+    mask = [False] * n
+    for index, (key, stamp) in enumerate(zip(keys, stamps, strict=True)):
+        if key is None:
+            mask[index] = True
+            continue
+        rank = (stamp if stamp is not None else -(2**62), index)
+        if key not in latest or rank >= latest[key]:
+            latest[key] = rank
+    for _, index in latest.values():
+        mask[index] = True
+    return pa.array(mask, pa.bool_())
+
+
+def summarise(results: str | Path) -> Summary:
+    """Count categories, per-agent blocking and sizes, for sites and for captures."""
+    file = pq.ParquetFile(results)
+    names = _agent_names(file.schema_arrow)
+    site_mask = latest_rows(results)
+    categories = {unit: Counter[str]() for unit in UNITS}
+    errors: Counter[str] = Counter()
+    agents = {name: AgentCounts(name) for name in names}
+    sizes: list[int] = []
+    start = 0
+    for batch in file.iter_batches(batch_size=_BATCH, columns=[*_SCALARS, "agents"]):
+        sites = site_mask.slice(start, batch.num_rows)
+        start += batch.num_rows
+        lists = batch.column("agents")
+        judged = pc.greater(pc.list_value_length(lists), 0)
+        category = _categories(batch, judged)
+        has_error = pc.is_valid(batch.column("error"))
+        for unit, mask in (("captures", None), ("sites", sites)):
+            chosen = category if mask is None else category.filter(mask)
+            categories[unit].update(_value_counts(chosen))
+            errored = has_error if mask is None else has_error.filter(mask)
+            errors[unit] += pc.sum(errored).as_py() or 0
+        robots = pc.equal(category, ROBOTS)
+        site_robots = pc.and_(robots, sites)
+        sizes.extend(v for v in batch.column("size").filter(site_robots).to_pylist() if v is not None)
+        _count_agents(lists, robots, site_robots, agents)
+    return Summary(categories, list(agents.values()), sizes, errors)
+
+
+def _value_counts(values: pa.Array) -> dict[str, int]:
+    return {str(item["values"]): int(item["counts"]) for item in pc.value_counts(values).to_pylist()}
+
+
+def _count_agents(lists: pa.Array, robots: pa.Array, sites: pa.Array, agents: dict[str, AgentCounts]) -> None:
+    """Add the agent verdicts of robots.txt rows: fully blocked (`/` disallowed), partly blocked."""
+    parents = pc.list_parent_indices(lists)
+    flat = pc.list_flatten(lists)
+    in_robots = pc.take(robots, parents)
+    in_sites = pc.take(sites, parents)
+    name = flat.field("agent")
+    root = pc.fill_null(flat.field("root"), True)
+    full = pc.and_(in_robots, pc.invert(root))
+    partly = pc.and_(pc.and_(in_robots, root), pc.equal(flat.field("verdict"), "partial"))
+    for mask, attribute in ((full, "fully"), (partly, "partly")):
+        for unit, chosen in (("captures", mask), ("sites", pc.and_(mask, in_sites))):
+            for agent, count in _value_counts(name.filter(chosen)).items():
+                counts = agents.setdefault(agent, AgentCounts(agent))
+                target = counts.fully_blocked if attribute == "fully" else counts.partly_blocked
+                target[unit] += count
+
+
+def _agent_names(schema: pa.Schema) -> list[str]:
+    import json  # noqa: PLC0415
+
+    raw = (schema.metadata or {}).get(b"robotskit.agents", b"[]")
+    return [str(name) for name in json.loads(raw)]
+
+
+# --------------------------------------------------------------------------- text and tables
+
+
+def ranked(summary: Summary) -> list[AgentCounts]:
+    """Agents, most often fully blocked (by sites) first; ties by name."""
+    return sorted(
+        summary.agents, key=lambda a: (-a.fully_blocked["sites"], -a.fully_blocked["captures"], a.agent)
+    )
+
+
+def render_text(summary: Summary, top: int = 30) -> str:
+    """The report's headline tables as plain text."""
+    lines = [
+        f"sites: {summary.total('sites')} (distinct authorities, latest capture of each); "
+        f"captures: {summary.total('captures')}",
+        "",
+        f"{'category':<14} {'sites':>9} {'share':>7} {'captures':>10} {'share':>7}",
+    ]
+    for category in CATEGORIES:
+        s, c = summary.categories["sites"][category], summary.categories["captures"][category]
         lines.append(
-            f"{share.agent:<28} {share.share('disallowed'):8.1%} {share.share('partial'):8.1%} "
-            f"{share.share('allowed'):8.1%}"
+            f"{category:<14} {s:>9} {_pct(s, summary.total('sites')):6.1f}% "
+            f"{c:>10} {_pct(c, summary.total('captures')):6.1f}%"
         )
-    stats = size_stats(table)
-    if stats:
-        lines += [
-            "",
-            "size of parsed files (bytes): "
-            + ", ".join(f"{k} {v:,.0f}" for k, v in stats.items() if k != "count"),
-        ]
+    lines += [
+        "",
+        f"rows with errors: {summary.errors['captures']} captures, {summary.errors['sites']} sites",
+        "",
+        "fully blocked: a robots.txt (2xx, not HTML) that disallows / for the agent;",
+        "unreachable: 5xx, 429, failed fetches: complete disallow per RFC 9309 2.3.1.4",
+        "",
+        f"{'agent':<28} {'sites fully blocked':>24} {'captures fully blocked':>24} {'unreachable':>20}",
+        f"{'':<28} {'(% of robots.txt files)':>24} {'(% of robots.txt files)':>24} {'(% of known sites)':>20}",
+    ]
+    for counts in ranked(summary)[:top]:
+        row = summary.row(counts)
+        sites = f"{row['sites_fully_blocked']} ({row['sites_fully_blocked_pct_of_robots_txt']:.1f}%)"
+        captures = f"{row['captures_fully_blocked']} ({row['captures_fully_blocked_pct_of_robots_txt']:.1f}%)"
+        unreachable = f"{row['sites_unreachable']} ({row['sites_unreachable_pct_of_known']:.1f}%)"
+        lines.append(f"{counts.agent:<28} {sites:>24} {captures:>24} {unreachable:>20}")
+    if len(summary.agents) > top:
+        lines.append(f"... {len(summary.agents) - top} more agents in agents.csv / agents.md")
+    if summary.sizes:
+        ordered = sorted(summary.sizes)
+        marks = {f"p{q}": ordered[min(len(ordered) - 1, len(ordered) * q // 100)] for q in (50, 90, 99)}
+        lines += ["", "robots.txt sizes (sites, bytes): " + ", ".join(f"{k} {v:,}" for k, v in marks.items())]
     return "\n".join(lines)
 
 
+def _write_csv(path: Path, rows: Sequence[dict[str, object]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["empty"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _markdown_table(rows: Sequence[dict[str, object]]) -> Iterator[str]:
+    if not rows:
+        return
+    heads = list(rows[0])
+    yield "| " + " | ".join(heads) + " |"
+    yield "|" + "|".join("---" if h == "agent" else "---:" for h in heads) + "|"
+    for row in rows:
+        yield "| " + " | ".join(str(row[h]) for h in heads) + " |"
+
+
 def write_report(results: str | Path, out_dir: str | Path | None = None, *, top: int = 30) -> str:
-    """Write report.md and three PNGs next to `results` (or into `out_dir`); return the text."""
+    """Write the tables and figures into `out_dir` (default RESULTS.report/); return the text."""
     import matplotlib  # noqa: PLC0415 - the batch extra; only the report draws
 
     matplotlib.use("Agg")
     results = Path(results)
     target = Path(out_dir) if out_dir else results.with_name(results.name + ".report")
     target.mkdir(parents=True, exist_ok=True)
-    table = pq.read_table(results)
-    text = render_text(table, top)
-    _plot_agents(agent_shares(table)[:top], target / "blocking.png")
-    _plot_outcomes(outcome_counts(table), target / "outcomes.png")
-    _plot_sizes(table, target / "sizes.png")
+    summary = summarise(results)
+    text = render_text(summary, top)
+    rows = [summary.row(counts) for counts in ranked(summary)]
+    _write_csv(target / "agents.csv", rows)
+    outcome_rows = [
+        {
+            "category": c,
+            "sites": summary.categories["sites"][c],
+            "captures": summary.categories["captures"][c],
+        }
+        for c in CATEGORIES
+    ]
+    _write_csv(target / "outcomes.csv", outcome_rows)
+    agents_md = [
+        f"# Agents: {results.name}",
+        "",
+        f"{summary.total('sites')} sites (distinct authorities, latest capture of each), "
+        f"{summary.total('captures')} captures. Fully blocked: a robots.txt (2xx, not an HTML page) "
+        "whose rules disallow `/` for the agent. Unreachable (5xx, 429, failed fetches): complete "
+        "disallow per RFC 9309 2.3.1.4. Shares in % of robots.txt files, or of known (every capture "
+        "but damaged ones).",
+        "",
+        *_markdown_table(rows),
+    ]
+    (target / "agents.md").write_text("\n".join(agents_md) + "\n", encoding="utf-8")
+    figures = [
+        _plot_blocking(summary, top, target / "blocking"),
+        _plot_outcomes(summary, target / "outcomes_chart"),
+        _plot_sizes(summary, target / "sizes"),
+    ]
     body = f"# robotskit batch report: {results.name}\n\n```\n{text}\n```\n\n"
-    body += "![blocking](blocking.png)\n\n![outcomes](outcomes.png)\n\n![sizes](sizes.png)\n"
+    body += "Every agent: [agents.md](agents.md) ([agents.csv](agents.csv)).\n\n"
+    body += "".join(
+        f"![{name}]({name}.svg) ([PNG]({name}.png), [numbers]({name}.csv))\n\n" for name in figures
+    )
     (target / "report.md").write_text(body, encoding="utf-8")
-    return text + f"\n\nreport written to {target}/ (report.md, blocking.png, outcomes.png, sizes.png)"
+    files = ", ".join(
+        ["report.md", "agents.csv", "agents.md", "outcomes.csv", *(f"{f}.svg/.png/.csv" for f in figures)]
+    )
+    return text + f"\n\nreport written to {target}/ ({files})"
 
 
-def _plot_agents(shares: list[AgentShare], path: Path) -> None:
+# --------------------------------------------------------------------------- figures
+
+
+def _save(fig: object, base: Path) -> str:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    shares = list(reversed(shares))
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.28 * len(shares) + 1)))
-    names = [s.agent for s in shares]
-    left = [0.0] * len(shares)
-    colours = {"disallowed": "#c0392b", "partial": "#f39c12", "allowed": "#27ae60"}
-    for verdict in VERDICTS:
-        values = [100 * s.share(verdict) for s in shares]
-        ax.barh(names, values, left=left, color=colours[verdict], label=verdict)
+    for suffix, dpi in ((".svg", None), (".png", 300)):
+        fig.savefig(base.with_suffix(suffix), dpi=dpi, bbox_inches="tight")  # type: ignore[attr-defined]
+    plt.close(fig)  # type: ignore[arg-type]
+    return base.name
+
+
+def _plot_blocking(summary: Summary, top: int, base: Path) -> str:
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    shown = list(reversed(ranked(summary)[:top]))
+    known = summary.known("sites")
+    unreachable = _pct(summary.categories["sites"][UNREACHABLE], known)
+    series = {
+        "fully blocked (robots.txt disallows /)": [_pct(a.fully_blocked["sites"], known) for a in shown],
+        "partly blocked": [_pct(a.partly_blocked["sites"], known) for a in shown],
+        "unreachable (complete disallow, RFC 9309)": [unreachable for _ in shown],
+    }
+    _write_csv(
+        base.with_suffix(".csv"),
+        [{"agent": a.agent, **{k: v[i] for k, v in series.items()}} for i, a in enumerate(shown)],
+    )
+    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.3 * len(shown) + 1.5)))
+    names = [a.agent for a in shown]
+    left = [0.0] * len(shown)
+    for (label, values), colour in zip(series.items(), ("#c0392b", "#f39c12", "#7f8c8d"), strict=True):
+        ax.barh(names, values, left=left, color=colour, label=label)
         left = [a + b for a, b in zip(left, values, strict=True)]
-    ax.set_xlabel("% of captures")
-    ax.set_xlim(0, 100)
-    ax.set_title("Share of sites blocking each agent")
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    ax.set_xlabel(f"% of sites with a known outcome (n = {known})")
+    ax.set_xlim(0, max(5.0, min(100.0, max(left, default=0) * 1.1)))
+    ax.set_title("Sites blocking each agent (latest capture per site)")
+    # Legend above the plot, outside the axes: it can never cover a bar.
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=1, fontsize="small", frameon=False)
+    return _save(fig, base)
 
 
-def _plot_outcomes(counts: dict[str, int], path: Path) -> None:
+def _plot_outcomes(summary: Summary, base: Path) -> str:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar(list(counts), list(counts.values()), color="#2c7fb8")
-    ax.set_ylabel("captures")
-    ax.set_title("robots.txt fetch outcomes (SPEC.md 6)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    rows = [{"category": c, **{u: summary.categories[u][c] for u in UNITS}} for c in CATEGORIES]
+    _write_csv(base.with_suffix(".csv"), rows)
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    width = 0.4
+    for offset, (unit, colour) in zip(
+        (-width / 2, width / 2), zip(UNITS, ("#2c7fb8", "#a6bddb"), strict=True), strict=True
+    ):
+        ax.bar(
+            [i + offset for i in range(len(CATEGORIES))],
+            [int(str(r[unit])) for r in rows],
+            width,
+            color=colour,
+            label=unit,
+        )
+    ax.set_xticks(range(len(CATEGORIES)), list(CATEGORIES))
+    ax.set_ylabel("count")
+    ax.set_title("robots.txt fetch outcomes")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _save(fig, base)
 
 
-def _plot_sizes(table: pa.Table, path: Path) -> None:
+def _plot_sizes(summary: Summary, base: Path) -> str:
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    sizes = [s for s in table.column("size").to_pylist() if s is not None]
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    if sizes:
-        top = max(*sizes, 1)
-        bins = [0, *[10 ** (i / 4) for i in range(int(4 * len(str(top))) + 1)]]
-        ax.hist(sizes, bins=bins, color="#756bb1")
-        ax.set_xscale("symlog")
+    edges = [0, *(10 ** (i / 4) for i in range(4 * 8 + 1))]
+    counts = [0] * (len(edges) - 1)
+    for size in summary.sizes:
+        for i in range(len(edges) - 1):
+            if edges[i] <= size < edges[i + 1] or (i == len(edges) - 2 and size >= edges[i + 1]):
+                counts[i] += 1
+                break
+    _write_csv(
+        base.with_suffix(".csv"),
+        [
+            {"from_bytes": round(edges[i]), "to_bytes": round(edges[i + 1]), "sites": counts[i]}
+            for i in range(len(counts))
+        ],
+    )
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    ax.bar(
+        edges[:-1],
+        counts,
+        width=[b - a for a, b in itertools.pairwise(edges)],
+        align="edge",
+        color="#756bb1",
+        label="robots.txt files (sites)",
+    )
+    ax.set_xscale("symlog")
     ax.set_xlabel("bytes")
-    ax.set_ylabel("captures")
+    ax.set_ylabel("sites")
     ax.set_title("robots.txt file sizes")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _save(fig, base)
+
+
+def agent_table(table: pa.Table) -> pa.Table:
+    """The long view: one row per (capture, agent), with the capture's `source`, `record` and `outcome`."""
+    agents = table.column("agents").combine_chunks()
+    parents = pc.list_parent_indices(agents)
+    flat = pc.list_flatten(agents)
+    columns = {name: pc.take(table.column(name), parents) for name in ("source", "record", "outcome")}
+    for position, item in enumerate(flat.type):
+        columns[item.name] = flat.field(position)
+    return pa.table(columns)

@@ -14,8 +14,10 @@ the inputs, not to share the output directory.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import os
 import sys
 import time
@@ -28,7 +30,7 @@ from typing import Any
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from robotskit.batch import output
-from robotskit.batch._values import BatchConfig
+from robotskit.batch._values import BatchConfig, Interrupted
 from robotskit.batch.analyze import analyzer_for
 from robotskit.batch.inputs import (
     DEFAULT_CHUNK,
@@ -53,6 +55,7 @@ class BatchSummary:
     seconds: float
     outcomes: dict[str, int] = field(default_factory=dict)
     errors: int = 0
+    skipped_files: int = 0  # directory files that are not robots.txt files (not read)
 
 
 def process_unit(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None = None) -> pa.Table:
@@ -71,9 +74,9 @@ def unit_id(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None) ->
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def _done(parts: Path) -> dict[str, dict[str, Any]]:
+def _done(parts: Path) -> dict[str, dict[str, object]]:
     manifest = parts / DONE
-    done: dict[str, dict[str, Any]] = {}
+    done: dict[str, dict[str, object]] = {}
     if manifest.is_file():
         for line in manifest.read_text(encoding="utf-8").splitlines():
             try:
@@ -100,27 +103,40 @@ def run_batch(
     """Analyze every capture of `inputs` into the Parquet file `out`; see the module docstring."""
     started = time.monotonic()
     out = Path(out)
+    plan = discover(inputs, chunk)  # raises InputError before anything starts
     parts = out.with_name(out.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
-    units = discover(inputs, chunk)
+    units = plan.units
     ids = [unit_id(u, config, fetch) for u in units]
     done = _done(parts)
     todo = [(i, u) for i, u in zip(ids, units, strict=True) if i not in done]
     show = sys.stderr.isatty() if progress is None else progress
-    with (parts / DONE).open("a", encoding="utf-8") as manifest, _Progress(len(todo), show) as bar:
-        for uid, unit, table in _execute(todo, config, fetch, scheduler, workers, window):
-            name = f"part-{uid}.parquet"
-            output.write_part(table, parts / name)
-            entry = {"id": uid, "part": name, "input": unit.label, "rows": table.num_rows}
-            manifest.write(json.dumps(entry) + "\n")
-            manifest.flush()
-            bar.advance()
+    finished = 0
+    try:
+        with (parts / DONE).open("a", encoding="utf-8") as manifest, _Progress(len(todo), show) as bar:
+            for uid, unit, table in _execute(todo, config, fetch, scheduler, workers, window):
+                name = f"part-{uid}.parquet"
+                output.write_part(table, parts / name)
+                entry = {"id": uid, "part": name, "input": unit.label, "rows": table.num_rows}
+                manifest.write(json.dumps(entry) + "\n")
+                manifest.flush()
+                finished += 1
+                bar.advance()
+    except KeyboardInterrupt:
+        raise Interrupted(str(parts), len(units) - len(todo) + finished, len(units)) from None
     meta = output.metadata(config.paths, [a.name for a in config.agents])
     part_files = [parts / f"part-{uid}.parquet" for uid in ids]
     rows = output.merge(part_files, out, meta)
     outcomes, errors = _tally(out)
     return BatchSummary(
-        str(out), rows, len(todo), len(units) - len(todo), time.monotonic() - started, outcomes, errors
+        str(out),
+        rows,
+        len(todo),
+        len(units) - len(todo),
+        time.monotonic() - started,
+        outcomes,
+        errors,
+        plan.skipped_files,
     )
 
 
@@ -161,6 +177,7 @@ def _execute(
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
+            silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
         )
         client = dask.Client(cluster)
         owned = [client, cluster]
@@ -182,8 +199,22 @@ def _execute(
                 _submit(client, futures, running, nxt_uid, nxt_unit, config, fetch)
             yield uid, unit, table
     finally:
-        for thing in owned:
-            thing.close()
+        with _quiet():
+            for thing in owned:
+                with contextlib.suppress(Exception):
+                    thing.close()
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Shutting a cluster down after Ctrl-C logs pages of cancelled tasks: keep them out."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _take(items: Iterator[tuple[str, InputUnit]], count: int) -> list[tuple[str, InputUnit]]:

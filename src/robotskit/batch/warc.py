@@ -75,7 +75,7 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
             continue
         try:
             response = _response(offset, record, max_bytes)
-        except Exception as exc:  # warcio or header parsing on hostile bytes: one row  # noqa: BLE001
+        except Exception as exc:  # warcio or header parsing on hostile bytes: one row
             yield Capture(source=path, record=offset, error=f"unreadable record: {type(exc).__name__}: {exc}")
             continue
         if response is None:
@@ -134,7 +134,7 @@ def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) 
         return _run_policy(path, first, index, max_bytes, first.headers)
     except (_NotCaptured, _Damaged):
         raise
-    except Exception as exc:  # noqa: BLE001 - a header the policy cannot read must not end the job
+    except Exception as exc:
         # The outcome does not depend on caching headers (Retry-After, max-age): judge without
         # them and say so, rather than lose the capture.
         plain = {k: v for k, v in first.headers.items() if k not in _CACHING_HEADERS}
@@ -209,10 +209,11 @@ def _run_policy(
 
 def read_at(path: str, offset: int, max_bytes: int) -> _Response:
     """The response record at `offset` (a redirect target), decoded."""
-    for got, record, error in records(path, offset, single=True):
+    for got, record, failure in records(path, offset, single=True):
+        error = failure
         try:
             response = _response(got, record, max_bytes) if record is not None else None
-        except Exception as exc:  # noqa: BLE001 - hostile bytes: the target is damaged
+        except Exception as exc:  # hostile bytes: the target is damaged
             error = f"unreadable record: {type(exc).__name__}: {exc}"
             response = None
         if response is not None:
@@ -241,7 +242,7 @@ def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tupl
                     yield last, record, None
                     if single:
                         return
-            except Exception as exc:  # any decoding failure is data, not a bug  # noqa: BLE001
+            except Exception as exc:  # any decoding failure is data, not a bug
                 # The failing record starts after the last good one (or where this pass began).
                 broken = position if last is None else _resync(fh, last + 1, gz)
                 if broken is None:
@@ -265,7 +266,7 @@ def _fails(path: str, offset: int) -> bool:
         fh.seek(offset)
         try:
             next(iter(ArchiveIterator(fh)), None)
-        except Exception:  # noqa: BLE001
+        except Exception:
             return True
     return False
 
@@ -308,17 +309,21 @@ def _response(offset: int, record: Any, max_bytes: int) -> _Response | None:
     headers = {name.lower(): value for name, value in http.headers}
     if not (len(code) == 3 and code.isascii() and code.isdigit()):
         line = _short(ValueError(http.statusline))
-        return _Response(uri, offset, fetched, 0, headers, b"", 0, False, damaged=f"status line is not HTTP: {line!r}")
+        return _Response(
+            uri, offset, fetched, 0, headers, b"", 0, False, damaged=f"status line is not HTTP: {line!r}"
+        )
     status = int(code)
     block: Any = record.raw_stream  # warcio's LimitReader: `limit` is what the block still owes
     try:
         body, size, fed, complete = _read_body(record, max_bytes)
-    except Exception as exc:  # zlib and chunking errors all mean a bad body  # noqa: BLE001
+    except Exception as exc:  # zlib and chunking errors all mean a bad body
         if _owed(block) > 0 and _ended(block):
             return _Response(uri, offset, fetched, status, headers, b"", 0, False, damaged="record cut short")
         error = f"body: {type(exc).__name__}: {_short(exc)}"
         return _Response(uri, offset, fetched, status, headers, b"", 0, False, error=error)
-    damaged = _cut(block, headers, fed, size, complete, max_bytes, bool(record.rec_headers.get_header("WARC-Truncated")))
+    damaged = _cut(
+        block, headers, fed, size, complete, max_bytes, bool(record.rec_headers.get_header("WARC-Truncated"))
+    )
     kept = body[:max_bytes]
     return _Response(uri, offset, fetched, status, headers, kept, size, size > max_bytes, damaged=damaged)
 
@@ -332,7 +337,7 @@ def _ended(block: Any) -> bool:
     """True when the stream under the block has nothing more (the file ended inside the record)."""
     try:
         return not block.read(1)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return True
 
 

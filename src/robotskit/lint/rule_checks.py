@@ -147,9 +147,7 @@ def _dropped_global_rules(ctx: Context) -> Iterable[Diagnostic]:
         lost = known.get(key)
         if lost is None:
             own = CoverIndex(disallows)
-            lost = known[key] = [
-                p.rule for p in star if not disallows or next(own.coverers(p), None) is None
-            ]
+            lost = known[key] = [p.rule for p in star if not disallows or next(own.coverers(p), None) is None]
         if not lost:
             continue
         line = first_lines.get(token, 0)
