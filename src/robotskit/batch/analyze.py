@@ -23,10 +23,11 @@ Why it is fast (a row costs less than parsing the file and checking `/` for ever
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from robotskit import PROFILES, Agent, RobotsTxt, authority_key, parse, product_token
+from robotskit import PROFILES, Agent, Group, RobotsTxt, RuleKind, authority_key, parse, product_token
 from robotskit.ai_prefs import CONTENT_SIGNAL, content_signal
 from robotskit.audit.report import sample_paths
 from robotskit.batch._values import AgentSpec, BatchConfig, Capture
@@ -159,7 +160,8 @@ class Analyzer:
             UNAVAILABLE: _blanket(len(config.agents), allowed=True, paths=blanket),
             UNREACHABLE: _blanket(len(config.agents), allowed=False, paths=blanket),
         }
-        self.hits = self.misses = 0
+        self.hits = self.misses = 0  # per-body cache use, and time spent linting (for benchmarks)
+        self.lint_seconds = 0.0
 
     def analyze(self, capture: Capture) -> Row:
         """The row for one capture. Never raises on content: failures land in `error`."""
@@ -213,10 +215,12 @@ class Analyzer:
         lint_ids: set[str] = {d.code for d in robots.diagnostics}
         lint_error = None
         if self.config.lint:
+            started = time.perf_counter()
             try:
                 lint_ids.update(d.code for d in lint(robots, profile=profile, content_type=media or None))
             except Exception as exc:
                 lint_error = f"lint: {type(exc).__name__}: {exc}"
+            self.lint_seconds += time.perf_counter() - started
         if truncated:
             lint_ids.add("RK104")  # the reader cut the body before the parser saw it
         return Facts(
@@ -232,23 +236,30 @@ class Analyzer:
 
     def _judge(self, robots: RobotsTxt, profile: Profile) -> AgentVerdicts:
         """Every agent's verdicts, judging each distinct group key once (see module doc)."""
+        groups = robots.groups
         named: dict[str, tuple[int, ...]] = {}
-        for group in robots.groups:
+        for group in groups:
             for token in group.agents:
                 if token != "*":
                     named[token] = (*named.get(token, ()), group.index)
+        star = tuple(group.index for group in groups if group.is_global)
         probe = probe_paths(robots, self.config.paths)
         signals = any(record.key == CONTENT_SIGNAL for record in robots.records)
         labels = self._agent_labels(profile)
+        every_token = profile.judge_every_token
+        fixed = 1 + len(self.config.paths)
         index: dict[object, int] = {}
         keys: list[Verdicts] = []
         of_agent: list[int] = []
         for agent, agent_labels in zip(self._agents, labels, strict=True):
-            key = _group_key(agent_labels, named, every_token=profile.judge_every_token)
+            key = _group_key(agent_labels, named, every_token=every_token)
             position = index.get(key)
             if position is None:
                 position = index[key] = len(keys)
-                keys.append(self._verdicts(robots, agent, probe, signals))
+                # Web profiles judge one pool of groups: its Disallow rules' paths come first,
+                # since they are the probes most likely to be blocked (see _verdicts).
+                own = None if every_token else _own_probes(groups, star if key is None else key, probe, fixed)
+                keys.append(self._verdicts(robots, agent, own if own is not None else probe, signals))
             of_agent.append(position)
         return AgentVerdicts(tuple(keys), tuple(of_agent))
 
@@ -260,7 +271,13 @@ class Analyzer:
         return labels
 
     def _verdicts(self, robots: RobotsTxt, agent: Agent, probe: tuple[str, ...], signals: bool) -> Verdicts:
-        fixed = 1 + len(self.config.paths)  # `/` and the sample paths: always judged
+        """The agent's verdicts on `probe` (`/` and the sample paths first, always all judged).
+
+        The site verdict needs only whether some probe is allowed and some blocked, so judging
+        stops once both are seen; a pool without Disallow rules blocks nothing (`probe` is then
+        just the fixed paths, see `_own_probes`).
+        """
+        fixed = 1 + len(self.config.paths)
         verdicts = [robots.allowed(path, agent) for path in probe[:fixed]]
         allowed, blocked = any(verdicts), not all(verdicts)
         for path in probe[fixed:]:
@@ -278,6 +295,35 @@ class Analyzer:
             crawl_delay=robots.crawl_delay(agent),
             content_signal=None if signal is None else (signal.search, signal.ai_input, signal.ai_train),
         )
+
+
+def _own_probes(
+    groups: tuple[Group, ...], positions: object, probe: tuple[str, ...], fixed: int
+) -> tuple[str, ...] | None:
+    """`probe` reordered for one pool of groups: the `fixed` paths, its Disallow paths, the rest.
+
+    Without a Disallow rule in the pool no path can be blocked (RFC 9309 2.2.2: only a matching
+    disallow rule blocks), so only the fixed paths are returned. None: `positions` is not a pool.
+    """
+    if not isinstance(positions, tuple):
+        return None
+    disallows = [
+        rule.pattern
+        for position in positions
+        for rule in groups[position].rules
+        if rule.kind is RuleKind.DISALLOW and rule.pattern
+    ]
+    if not disallows:
+        return probe[:fixed]
+    own = dict.fromkeys(_path_of(pattern) for pattern in disallows)
+    rest = probe[fixed:]
+    return (*probe[:fixed], *(p for p in rest if p in own), *(p for p in rest if p not in own))
+
+
+def _path_of(pattern: str) -> str:
+    """The probe path `robotskit.audit` derives from a pattern (see `sample_paths`)."""
+    path = (pattern[:-1] if pattern.endswith("$") else pattern).replace("*", "x")
+    return path if path.startswith("/") else "/" + path
 
 
 def _labels(spec: AgentSpec, profile: Profile) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ ROBOTS, HTML, UNAVAILABLE, UNREACHABLE, UNKNOWN = (
 )
 CATEGORIES = (ROBOTS, HTML, UNAVAILABLE, UNREACHABLE, UNKNOWN)
 UNITS = ("sites", "captures")
+OF_ROBOTS = "(% of robots.txt files)"
 _BATCH = 16_384
 _SCALARS = ["authority", "url", "fetched_at", "outcome", "html", "size", "error"]
 
@@ -222,7 +223,7 @@ def render_text(summary: Summary, top: int = 30) -> str:
         "unreachable: 5xx, 429, failed fetches: complete disallow per RFC 9309 2.3.1.4",
         "",
         f"{'agent':<28} {'sites fully blocked':>24} {'captures fully blocked':>24} {'unreachable':>20}",
-        f"{'':<28} {'(% of robots.txt files)':>24} {'(% of robots.txt files)':>24} {'(% of known sites)':>20}",
+        f"{'':<28} {OF_ROBOTS:>24} {OF_ROBOTS:>24} {'(% of known sites)':>20}",
     ]
     for counts in ranked(summary)[:top]:
         row = summary.row(counts)
