@@ -176,7 +176,8 @@ class _Set:
         self.out = out
         self.rng = random.Random(seed)
         random.seed(seed)
-        manifest = [json.loads(line) for line in (CORPUS / "manifest.jsonl").open(encoding="utf-8")]
+        with (CORPUS / "manifest.jsonl").open(encoding="utf-8") as fh:
+            manifest = [json.loads(line) for line in fh]
         self.web = [m for m in manifest if m["kind"] == "web" and not m["is_html"]]
         self.html = [m for m in manifest if m["is_html"]]
         self.rng.shuffle(self.web)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import io
 import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -166,3 +170,29 @@ def warc_set(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list
             expected.append(capture)
         paths.append(path)
     return paths, expected
+
+
+def _warc_set_module() -> ModuleType:
+    """benchmarks/warc_set.py, the Common-Crawl-like set generator (a script, not a package)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "warc_set.py"
+    spec = importlib.util.spec_from_file_location("robotskit_bench_warc_set", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def generated_set(root: Path, captures: int, per_warc: int) -> tuple[list[Path], list[dict[str, Any]]]:
+    """A generated WARC set and its ground truth (one expected row per response record)."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"shared corpus not found at {CORPUS}")
+    module = _warc_set_module()
+    warcs = module.build(root, captures, per_warc=per_warc, seed=16)
+    return list(warcs), list(module.truths(root))
+
+
+@pytest.fixture(scope="session")
+def small_set(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list[dict[str, Any]]]:
+    """800 captures in 4 WARC files: every record kind the generator makes, with its truth."""
+    return generated_set(tmp_path_factory.mktemp("ccset"), 800, 200)

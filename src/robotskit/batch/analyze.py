@@ -444,6 +444,11 @@ def analyzer_for(config: BatchConfig) -> Analyzer:
     return analyzer
 
 
+def forget() -> None:
+    """Drop this process's analyzers and their per-body caches (a run's end frees their memory)."""
+    _ANALYZERS.clear()
+
+
 def analyze(capture: Capture, config: BatchConfig) -> Row:
     """The row for one capture (see `Analyzer.analyze`)."""
     return analyzer_for(config).analyze(capture)

@@ -31,7 +31,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from robotskit.batch import output
 from robotskit.batch._values import BatchConfig, Interrupted
-from robotskit.batch.analyze import analyzer_for
+from robotskit.batch.analyze import analyzer_for, forget
 from robotskit.batch.inputs import (
     DEFAULT_CHUNK,
     FetchOptions,
@@ -161,8 +161,12 @@ def _execute(
     if not todo:
         return
     if scheduler in (None, "sync"):
-        for uid, unit in todo:
-            yield uid, unit, process_unit(unit, config, fetch)
+        forget()  # a run starts with an empty per-body cache and leaves none behind
+        try:
+            for uid, unit in todo:
+                yield uid, unit, process_unit(unit, config, fetch)
+        finally:
+            forget()
         return
     import distributed  # noqa: PLC0415 - the batch extra
 
