@@ -102,7 +102,11 @@ def batch_local(
     shutil.rmtree(out.with_name(out.name + ".parts"), ignore_errors=True)
     with (
         distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False},
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -127,6 +131,9 @@ def main() -> int:
     parser.add_argument("--local", action="store_true", help="also run on a Dask LocalCluster")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--loop", choices=("protego", "robotskit"), help="run one bare loop alone and exit")
+    parser.add_argument(
+        "--local-only", action="store_true", help="only the LocalCluster run (memory at scale)"
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rk-batch-bench-"))
     try:
@@ -137,6 +144,13 @@ def main() -> int:
         config = BatchConfig(agents=default_agents())
         tokens = [a.token for a in config.agents if a.token is not None]
         agents = [robotskit.Agent(a.token, purposes=a.purposes, aliases=a.aliases) for a in config.agents]
+        if args.local_only:
+            elapsed, rows, peaks = batch_local(warcs, tmp / "local.parquet", config, args.workers)
+            print(
+                f"robotskit batch local, {args.workers} workers: {rows} captures, {rows / elapsed:.0f} "
+                f"captures/s; worker peak RSS {peaks} MB"
+            )
+            return 0
         data = bodies(warcs)
         if args.loop:
             elapsed = protego_loop(data, tokens) if args.loop == "protego" else robotskit_loop(data, agents)

@@ -124,7 +124,8 @@ def test_gemini_capture_is_judged_with_the_gemini_profile(tmp_path: Path) -> Non
     body = b"User-agent: archiver\nDisallow: /\n"
     row = analyzer.analyze(Capture(source="g", record=0, url="gemini://g.example/robots.txt", body=body))
     by_name = {
-        spec.name: row.agents.keys[i] for spec, i in zip(analyzer.config.agents, row.agents.of_agent, strict=True)
+        spec.name: row.agents.keys[i]
+        for spec, i in zip(analyzer.config.agents, row.agents.of_agent, strict=True)
     }
     assert row.profile == "gemini"
     assert by_name["archiver"].verdict == DISALLOWED and by_name["indexer"].verdict == ALLOWED

@@ -143,6 +143,6 @@ def test_cli_runs_a_batch_and_renders_the_report(
     assert main(["report", str(out), "--report-dir", str(tmp_path / "rep")]) == 0
     text = capsys.readouterr().out
     assert "GPTBot" in text and "unreachable" in text
-    for name in ("report.md", "blocking.png", "outcomes.png", "sizes.png"):
+    for name in ("report.md", "agents.csv", "agents.md", "blocking.png", "blocking.svg", "blocking.csv"):
         assert (tmp_path / "rep" / name).stat().st_size > 0
     assert main(["report"]) == 2

@@ -123,18 +123,33 @@ def test_dask_cluster_gives_identical_results(
     config: BatchConfig,
     local_rows: list[dict[str, Any]],
 ) -> None:
-    """A 2-worker LocalCluster (processes) writes exactly the rows the in-process run writes."""
+    """A 2-worker cluster joined by its tcp:// address writes exactly the rows the in-process run
+    writes (every column: verdicts, lint ids, profile, sha256, errors)."""
     distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False},
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://")
         out = tmp_path / "cluster.parquet"
-        summary = run_batch(warc_set[0], out, config, scheduler=client)
+        summary = run_batch(warc_set[0], out, config, scheduler=address)
     assert summary.units == len(warc_set[0])
     assert pq.read_table(out).to_pylist() == local_rows
+
+
+@pytest.mark.slow
+def test_local_scheduler_gives_identical_results_on_the_generated_set(
+    tmp_path: Path, small_set: tuple[list[Path], list[dict[str, Any]]], config: BatchConfig
+) -> None:
+    """`scheduler="local"` (its own LocalCluster) equals `sync` on every record kind, error rows included."""
+    sync, local = tmp_path / "sync.parquet", tmp_path / "local.parquet"
+    run_batch(small_set[0], sync, config, scheduler="sync")
+    run_batch(small_set[0], local, config, scheduler="local", workers=2)
+    assert pq.read_table(local).to_pylist() == pq.read_table(sync).to_pylist()
 
 
 def test_corrupt_record_is_a_row_and_reading_goes_on(tmp_path: Path, config: BatchConfig) -> None:

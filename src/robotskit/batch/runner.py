@@ -181,6 +181,7 @@ def _execute(
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
+            scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
             silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
         )
         client = dask.Client(cluster)
