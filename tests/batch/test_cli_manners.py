@@ -150,8 +150,10 @@ def test_without_the_batch_extra_the_command_names_the_extra(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: Path) -> None:
-    """SIGINT mid-run: one line saying how to resume, exit 130; the rerun skips finished units."""
+@pytest.mark.parametrize("scheduler", ["sync", "local"])
+def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: Path, scheduler: str) -> None:
+    """Ctrl-C (SIGINT to the whole process group, workers included) mid-run: one line saying how
+    to resume, exit 130, no traceback; the rerun skips finished units and equals a whole run."""
     warcs = []
     for n in range(6):
         warc = tmp_path / f"in-{n}.warc.gz"
@@ -159,20 +161,23 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: P
         warcs.append(str(warc))
     out = tmp_path / "r.parquet"
     command = [sys.executable, "-m", "robotskit.cli", "batch", *warcs, "--out", str(out)]
-    command += ["--agents", str(agents_file), "--scheduler", "sync", "--chunk", "1"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), text=True)
+    command += ["--agents", str(agents_file), "--scheduler", scheduler, "--workers", "2"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), text=True, start_new_session=True
+    )
     done = out.with_name(out.name + ".parts") / "done.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (done.is_file() and done.read_text(encoding="utf-8")):
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C does
     _, err = process.communicate(timeout=120)
     if process.returncode == 0:
         pytest.skip("the run finished before the signal arrived")
     assert process.returncode == 130, err
-    assert "run the same command again to resume" in err and "Traceback" not in err
+    assert "run the same command again to resume" in err and "Traceback" not in err, err
+    assert err.count("\n") == 1, err
     again = subprocess.run(command, capture_output=True, text=True, env=_env(), check=True, timeout=300)
     assert "already done" in again.stdout and " 0 already done" not in again.stdout
     whole = tmp_path / "whole.parquet"
-    run_batch(warcs, whole, BatchConfig(agents=load_agents(agents_file)), scheduler="sync", chunk=1)
+    run_batch(warcs, whole, BatchConfig(agents=load_agents(agents_file)), scheduler="sync")
     assert pq.read_table(out).to_pylist() == pq.read_table(whole).to_pylist()

@@ -19,7 +19,9 @@ import hashlib
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -176,14 +178,15 @@ def _execute(
     if isinstance(scheduler, dask.Client):
         client = scheduler
     elif scheduler == "local":
-        cluster = dask.LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
-            silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
-        )
+        with _workers_ignore_ctrl_c():
+            cluster = dask.LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
+                silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
+            )
         client = dask.Client(cluster)
         owned = [client, cluster]
     else:
@@ -208,6 +211,20 @@ def _execute(
             for thing in owned:
                 with contextlib.suppress(Exception):
                     thing.close()
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored: Ctrl-C reaches the whole process group, and
+    only this process should answer it (by closing the cluster), not every worker with a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
