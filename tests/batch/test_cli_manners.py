@@ -9,12 +9,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from robotskit.batch import BatchConfig, load_agents
+from robotskit.batch import BatchConfig, Capture, load_agents
 from robotskit.batch.cli import main
 from robotskit.batch.runner import run_batch
 from tests.batch.conftest import CORPUS, build_warc, corpus_files
@@ -181,3 +182,28 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: P
     whole = tmp_path / "whole.parquet"
     run_batch(warcs, whole, BatchConfig(agents=load_agents(agents_file)), scheduler="sync")
     assert pq.read_table(out).to_pylist() == pq.read_table(whole).to_pylist()
+
+
+def test_an_input_failing_under_the_reader_is_one_row_and_other_units_run(
+    tmp_path: Path, agents_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader that raises mid-unit (an I/O error) gives one `read:` row; the run completes."""
+    good, bad = tmp_path / "good.warc.gz", tmp_path / "bad.warc.gz"
+    build_warc(good, corpus_files(3, start=500))
+    build_warc(bad, corpus_files(3, start=510))
+    inputs = sys.modules["robotskit.batch.inputs"]
+    real = inputs.read_warc
+
+    def flaky(path: str, max_bytes: int) -> Iterator[Capture]:
+        for number, capture in enumerate(real(path, max_bytes)):
+            if path == str(bad) and number == 2:
+                raise OSError("disk went away")
+            yield capture
+
+    monkeypatch.setattr(inputs, "read_warc", flaky)
+    out = tmp_path / "r.parquet"
+    summary = run_batch([good, bad], out, BatchConfig(agents=load_agents(agents_file)), scheduler="sync")
+    rows = pq.read_table(out).to_pylist()
+    failed = [r for r in rows if r["record"] == -1]
+    assert len(failed) == 1 and failed[0]["error"] == "read: OSError: disk went away"
+    assert summary.units == 2 and sum(r["source"] == str(good) for r in rows) > 3

@@ -165,6 +165,14 @@ class Analyzer:
 
     def analyze(self, capture: Capture) -> Row:
         """The row for one capture. Never raises on content: failures land in `error`."""
+        try:
+            return self._analyze(capture)
+        except Exception as exc:  # a library bug on one capture must not end a job
+            return Row(
+                source=capture.source, record=capture.record, url=capture.url, error=f"analyze: {exc!r}"
+            )
+
+    def _analyze(self, capture: Capture) -> Row:
         row = _base_row(capture)
         outcome = _outcome(capture)
         if outcome is None:

@@ -32,8 +32,8 @@ from typing import Any
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from robotskit.batch import output
-from robotskit.batch._values import BatchConfig, Interrupted
-from robotskit.batch.analyze import analyzer_for, forget
+from robotskit.batch._values import BatchConfig, Capture, Interrupted
+from robotskit.batch.analyze import Row, analyzer_for, forget
 from robotskit.batch.inputs import (
     DEFAULT_CHUNK,
     FetchOptions,
@@ -65,7 +65,18 @@ def process_unit(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | Non
     names = [a.name for a in config.agents]
     meta = output.metadata(config.paths, names)
     analyzer = analyzer_for(config)
-    rows = [analyzer.analyze(capture) for capture in read_unit(unit, config.max_bytes, fetch)]
+    rows: list[Row] = []
+    captures = read_unit(unit, config.max_bytes, fetch)
+    while True:
+        try:
+            capture = next(captures)
+        except StopIteration:
+            break
+        except Exception as exc:  # the input failed under the reader (vanished, I/O error): one row
+            failed = Capture(source=unit.path, record=-1, error=f"read: {type(exc).__name__}: {exc}")
+            rows.append(analyzer.analyze(failed))
+            break
+        rows.append(analyzer.analyze(capture))
     rows.sort(key=lambda row: (row.source, row.record))
     return output.to_table(rows, names, meta)
 

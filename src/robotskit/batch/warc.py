@@ -85,14 +85,18 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
             continue
         index.setdefault(url_key(response.uri), offset)
         try:
-            yield _replay(path, response, index, max_bytes)
+            capture = _replay(path, response, index, max_bytes)
         except _NotCaptured:
             deferred.append(response)
+            continue
+        except Exception as exc:  # the policy or a redirect target on hostile bytes: one row
+            capture = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
+        yield capture
     for response in deferred:
         try:
-            yield _replay(path, response, index, max_bytes)
+            capture = _replay(path, response, index, max_bytes)
         except _NotCaptured as missing:
-            yield Capture(
+            capture = Capture(
                 source=path,
                 record=response.offset,
                 url=response.uri,
@@ -102,6 +106,9 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
                 content_type=response.headers.get("content-type"),
                 reason=f"redirect target not in input: {missing}",
             )
+        except Exception as exc:  # as above
+            capture = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
+        yield capture
 
 
 def _damaged(path: str, response: _Response) -> Capture:
