@@ -51,6 +51,10 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
     User-Agent sent with every fetch (default: the token). `cache`: a `Cache` or a URL for
     `open_cache` (default: an in-memory LRU). `profile`: None chooses per URL (gemini for
     gemini://, rfc9309 otherwise). `fetchers`: adapters by scheme. `clock`: epoch seconds.
+    `probe_5xx` (off by default): on an HTTP 5xx for robots.txt, request `/` and a page that
+    cannot exist; when `/` answers 2xx and that page 5xx, the site answers 5xx for missing pages
+    and the 5xx is read as a 4xx (everything allowed, the reason says so). The probes count
+    against `timeout` and are cached with the entry.
     """
 
     _is_async = False

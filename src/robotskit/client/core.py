@@ -58,6 +58,7 @@ class ClientCore(Generic[F]):
         clock: Callable[[], float] | None,
         policy: PolicyConfig,
         is_async: bool,
+        probe_5xx: bool = False,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
         if profile is not None:
@@ -73,6 +74,7 @@ class ClientCore(Generic[F]):
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.policy = policy
+        self.probe_5xx = probe_5xx
         self.clock: Callable[[], float] = clock or time.time
         self.cache = open_cache(cache)
         self.owns_cache = cache is None or isinstance(cache, str)
@@ -107,6 +109,7 @@ class ClientCore(Generic[F]):
             timeout=self.timeout,
             max_bytes=self.max_bytes,
             config=self.policy,
+            probe_5xx=self.probe_5xx,
         )
 
     def fresh(self, entry: RobotsEntry | None) -> bool:
@@ -152,6 +155,7 @@ class ClientBase(Generic[F, W]):
         fetchers: Mapping[str, F] | None = None,
         clock: Callable[[], float] | None = None,
         policy: PolicyConfig = DEFAULT_POLICY,
+        probe_5xx: bool = False,
     ) -> None:
         self._core: ClientCore[F] = ClientCore(
             agent,
@@ -164,6 +168,7 @@ class ClientBase(Generic[F, W]):
             clock=clock,
             policy=policy,
             is_async=self._is_async,
+            probe_5xx=probe_5xx,
         )
         # Single-flight (SPEC.md 6): authority -> the fetch in progress; `_mutex` guards it
         # across threads (an event loop's tasks need no lock).
