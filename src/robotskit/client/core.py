@@ -186,6 +186,11 @@ class ClientBase(Generic[F, W]):
         return self._core.user_agent
 
     @property
+    def profile(self) -> str | None:
+        """The profile decisions are made under (None: chosen per URL, gemini for gemini://)."""
+        return self._core.profile
+
+    @property
     def cache(self) -> Cache:
         """Where entries are kept between fetches."""
         return self._core.cache
