@@ -6,6 +6,7 @@ Spacing is measured at the server: the gaps between the arrival times of consecu
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 
@@ -27,7 +28,7 @@ def _robots(text: str) -> dict[str, Page]:
 
 
 def _gaps(times: list[float]) -> list[float]:
-    return [b - a for a, b in zip(times, times[1:], strict=False)]
+    return [b - a for a, b in itertools.pairwise(times)]
 
 
 def _get_all(http: httpx.Client, urls: list[str]) -> list[int]:
@@ -184,12 +185,14 @@ def test_async_disallowed_never_reaches_the_server() -> None:
     with serve(Site(routes=_robots("User-agent: MyBot\nDisallow: /no\n"))) as site:
 
         async def run() -> DisallowedByRobots:
-            async with robotskit.AsyncRobotsClient("MyBot") as client:
-                async with httpx.AsyncClient(transport=AsyncRobotsTransport(client)) as http:
-                    with pytest.raises(DisallowedByRobots) as caught:
-                        await http.get(f"{site.base}/no/1")
-                    await http.get(f"{site.base}/yes")
-                    return caught.value
+            async with (
+                robotskit.AsyncRobotsClient("MyBot") as client,
+                httpx.AsyncClient(transport=AsyncRobotsTransport(client)) as http,
+            ):
+                with pytest.raises(DisallowedByRobots) as caught:
+                    await http.get(f"{site.base}/no/1")
+                await http.get(f"{site.base}/yes")
+                return caught.value
 
         error = asyncio.run(run())
         paths = site.paths
@@ -204,16 +207,18 @@ def test_async_different_hosts_do_not_wait() -> None:
     ):
 
         async def run() -> float:
-            async with robotskit.AsyncRobotsClient("MyBot") as client:
-                async with httpx.AsyncClient(transport=AsyncRobotsTransport(client)) as http:
-                    await http.get(f"{slow.base}/warm")
-                    await http.get(f"{fast.base}/warm")
-                    started = time.monotonic()
-                    slow_tasks = [asyncio.ensure_future(http.get(f"{slow.base}/q{i}")) for i in range(2)]
-                    await asyncio.sleep(0.05)
-                    await http.get(f"{fast.base}/now")
-                    elapsed = time.monotonic() - started
-                    await asyncio.gather(*slow_tasks)
-                    return elapsed
+            async with (
+                robotskit.AsyncRobotsClient("MyBot") as client,
+                httpx.AsyncClient(transport=AsyncRobotsTransport(client)) as http,
+            ):
+                await http.get(f"{slow.base}/warm")
+                await http.get(f"{fast.base}/warm")
+                started = time.monotonic()
+                slow_tasks = [asyncio.ensure_future(http.get(f"{slow.base}/q{i}")) for i in range(2)]
+                await asyncio.sleep(0.05)
+                await http.get(f"{fast.base}/now")
+                elapsed = time.monotonic() - started
+                await asyncio.gather(*slow_tasks)
+                return elapsed
 
         assert asyncio.run(run()) < 0.5
