@@ -11,7 +11,7 @@ The core (parse, match) uses only the standard library. See README.md for the to
 from robotskit.cache.backends import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
 from robotskit.client.clients import AsyncRobotsClient, RobotsClient
 from robotskit.core.agents import GEMINI_PURPOSES, Agent, product_token
-from robotskit.core.extensions import RequestRate
+from robotskit.core.extensions import RequestRate, VisitTime
 from robotskit.core.lexer import lex
 from robotskit.core.model import (
     Decision,
@@ -76,6 +76,7 @@ __all__ = [
     "Severity",
     "TokenVerdict",
     "UnknownProfile",
+    "VisitTime",
     "__version__",
     "authority_key",
     "lex",
