@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,16 @@ SPIDER = textwrap.dedent(
 
     class RaceSpider(scrapy.Spider):
         name = "race"
+        parsed = []
+
+        @classmethod
+        def from_crawler(cls, crawler, *args, **kwargs):
+            spider = super().from_crawler(crawler, *args, **kwargs)
+            crawler.signals.connect(spider.on_robots_parsed, signal=scrapy.signals.robots_parsed)
+            return spider
+
+        def on_robots_parsed(self, robotparser, request):
+            self.parsed.append(type(robotparser).__name__)
 
         async def start(self):
             base = os.environ["SITE"]
@@ -46,6 +57,7 @@ SPIDER = textwrap.dedent(
 
         def closed(self, reason):
             stats = {k: v for k, v in self.crawler.stats.get_stats().items() if k.startswith("robotstxt/")}
+            stats["robots_parsed"] = self.parsed
             with open(os.environ["RESULT"], "w") as fh:
                 json.dump(stats, fh)
     """
@@ -56,7 +68,7 @@ def _site() -> Site:
     return Site(routes={"/robots.txt": Page(200, ROBOTS, (("Content-Type", "text/plain"),), delay=0.5)})
 
 
-def _crawl(tmp_path: Path, base: str, middleware: str, *settings: str, pages: int = 16) -> dict[str, int]:
+def _crawl(tmp_path: Path, base: str, middleware: str, *settings: str, pages: int = 16) -> dict[str, Any]:
     spider = tmp_path / "race_spider.py"
     spider.write_text(SPIDER)
     result = tmp_path / f"result-{len(list(tmp_path.iterdir()))}.json"
@@ -81,7 +93,7 @@ def _crawl(tmp_path: Path, base: str, middleware: str, *settings: str, pages: in
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert result.exists(), done.stderr[-3000:]
-    stats: dict[str, int] = json.loads(result.read_text())
+    stats: dict[str, Any] = json.loads(result.read_text())
     return stats
 
 
@@ -98,6 +110,8 @@ def test_no_disallowed_url_is_fetched_at_concurrency_16(tmp_path: Path) -> None:
     assert stats["robotstxt/forbidden"] == 16
     assert stats["robotstxt/request_count"] == 1
     assert stats["robotstxt/response_status_count/200"] == 1
+    assert stats["robotstxt/response_count"] == 1
+    assert stats["robots_parsed"] == ["RobotParser"]  # the signal, once, with the configured parser
 
 
 def test_stock_middleware_fetches_disallowed_urls(tmp_path: Path) -> None:
@@ -120,6 +134,7 @@ def test_shared_cache_fetches_robots_txt_once_for_a_fleet(tmp_path: Path) -> Non
     assert first["robotstxt/request_count"] == 1
     assert "robotstxt/request_count" not in second
     assert second["robotstxt/forbidden"] == 4
+    assert second["robots_parsed"] == ["RobotParser"]  # a cached file is parsed and signalled too
     assert not [p for p in paths if p.startswith("/private/")]
 
 
@@ -132,3 +147,13 @@ def test_unreachable_robots_txt_disallows_the_host(tmp_path: Path) -> None:
     assert paths == ["/robots.txt"]
     assert stats["robotstxt/forbidden"] == 6
     assert stats["robotstxt/response_status_count/503"] == 1
+    assert stats["robots_parsed"] == []  # nothing was parsed
+
+
+def test_race_free_with_protego_as_the_parser(tmp_path: Path) -> None:
+    """The fix is in the middleware, not the parser: with Protego parsing, still no /private/ fetch."""
+    with serve(_site()) as site:
+        stats = _crawl(tmp_path, site.base, OURS, "ROBOTSTXT_PARSER=scrapy.robotstxt.ProtegoRobotParser")
+        private = [p for p in site.paths if p.startswith("/private/")]
+    assert private == []
+    assert stats["robots_parsed"] == ["ProtegoRobotParser"]

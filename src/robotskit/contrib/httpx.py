@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import TracebackType
 
 import httpx
 
@@ -160,14 +159,6 @@ class RobotsTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self.transport.close()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None = None,
-        exc_value: BaseException | None = None,
-        traceback: TracebackType | None = None,
-    ) -> None:
-        self.close()
 
 
 class AsyncRobotsTransport(httpx.AsyncBaseTransport):

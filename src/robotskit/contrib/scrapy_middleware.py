@@ -42,6 +42,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 from twisted.internet.error import DNSLookupError
 from twisted.internet.error import TimeoutError as TwistedTimeout
+from twisted.internet.threads import deferToThread
 
 from robotskit.cache.backends import Cache, open_cache
 from robotskit.errors import FetchError, RobotskitError
@@ -51,7 +52,6 @@ from robotskit.policy.messages import DEFAULT_MAX_BYTES, FetchRequest, FetchResp
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-    from scrapy.robotstxt import RobotParser
     from scrapy.statscollectors import StatsCollector
 
 __all__ = ["CACHE_SETTING", "RobotsTxtMiddleware"]
@@ -61,11 +61,16 @@ log = logging.getLogger(__name__)
 CACHE_SETTING = "ROBOTSKIT_CACHE"
 
 
+# How long a robots.txt whose handling failed unexpectedly (a parser raising on content, say)
+# keeps its host closed before the next request asks again.
+_FAILURE_BACKOFF = 60.0
+
+
 class _Unreachable:
     """The parser for a robots.txt that could not be fetched: RFC 9309 2.3.1.4, disallow all."""
 
-    def __init__(self, entry: RobotsEntry) -> None:
-        self.entry = entry
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
         return False
@@ -122,40 +127,47 @@ class RobotsTxtMiddleware:
             self._stats.inc_value("robotstxt/forbidden")
             raise IgnoreRequest("Forbidden by robots.txt")
 
-    async def robot_parser(self, request: Request) -> RobotParser | None:
-        """The parser for `request`'s authority: known, awaited with the others, or fetched now."""
+    async def robot_parser(self, request: Request) -> Any:
+        """The parser for `request`'s authority: known, awaited with the others, or fetched now.
+
+        A `ROBOTSTXT_PARSER` instance, a disallow-all stand-in for an unreachable robots.txt, or
+        None (no parser: the request goes out, as Scrapy does for URLs without an authority).
+        """
         try:
             key = authority_key(request.url)
         except RobotskitError:
             return None  # a URL robotskit cannot key has no robots.txt to ask (Scrapy: no parser)
         known = self._parsers.get(key)
         if known is not None and time.monotonic() < known[1]:
-            parser: RobotParser | None = known[0]
-            return parser
+            return known[0]
         waiting = self._waiters.get(key)
         if waiting is not None:
             mine: Deferred[Any] = Deferred()  # a Deferred per waiter: the fix of the race
             waiting.append(mine)
-            result: RobotParser | None = await maybe_deferred_to_future(mine)
-            return result
+            return await maybe_deferred_to_future(mine)
         self._waiters[key] = []
-        parser = None
+        parser: Any = None
         try:
             parser = await self._load(key, request)
+        except Exception:
+            # Fail closed (RFC 9309 2.3.1.4 treats what cannot be read as unreachable), briefly.
+            log.exception("robots.txt of %s could not be handled; disallowing its URLs for a while", key)
+            parser = _Unreachable("robots.txt handling failed")
+            self._parsers[key] = (parser, time.monotonic() + _FAILURE_BACKOFF)
         finally:
             for waiter in self._waiters.pop(key, []):
                 waiter.callback(parser)
         return parser
 
     async def _load(self, key: str, request: Request) -> Any:
-        previous = self._cache_get(key)
+        previous = await self._cache_get(key)
         if previous is not None and previous.is_fresh(time.time()):
             entry = previous  # another spider of the fleet fetched it
         else:
             self._stats.inc_value("robotstxt/request_count")
             flow = fetch_flow(key, clock=time.time, previous=previous, max_bytes=DEFAULT_MAX_BYTES)
             entry = await arun_flow(flow, self._download)
-            self._cache_put(entry)
+            await self._cache_put(entry)
         return await self._parser_for(entry, request)
 
     async def _parser_for(self, entry: RobotsEntry, request: Request) -> Any:
@@ -171,7 +183,7 @@ class RobotsTxtMiddleware:
             return parser
         # RFC 9309 2.3.1.4: unreachable: disallow all until the entry expires, then ask again.
         log.warning("robots.txt of %s unreachable (%s): disallowing its URLs", key, entry.reason)
-        unreachable = _Unreachable(entry)
+        unreachable = _Unreachable(entry.reason)
         self._parsers[key] = (unreachable, time.monotonic() + max(entry.expires_at - time.time(), 0.0))
         return unreachable
 
@@ -207,20 +219,21 @@ class RobotsTxtMiddleware:
             truncated=len(body) > wanted.max_bytes,
         )
 
-    def _cache_get(self, key: str) -> RobotsEntry | None:
+    async def _cache_get(self, key: str) -> RobotsEntry | None:
         if self._cache is None:
             return None
-        try:
-            return self._cache.get(key)
+        try:  # in a thread: a Redis or SQLite read must not block the reactor
+            found: RobotsEntry | None = await maybe_deferred_to_future(deferToThread(self._cache.get, key))
         except RobotskitError as exc:  # a shared cache being down must not stop the crawl
             log.warning("robotskit cache read failed for %s: %s", key, exc)
             return None
+        return found
 
-    def _cache_put(self, entry: RobotsEntry) -> None:
+    async def _cache_put(self, entry: RobotsEntry) -> None:
         if self._cache is None:
             return
         try:
-            self._cache.put(entry)
+            await maybe_deferred_to_future(deferToThread(self._cache.put, entry))
         except RobotskitError as exc:
             log.warning("robotskit cache write failed for %s: %s", entry.authority, exc)
 
