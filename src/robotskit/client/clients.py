@@ -17,7 +17,7 @@ import inspect
 import threading
 from types import TracebackType
 
-from robotskit.cache.backends import MemoryCache
+from robotskit.cache import MemoryCache
 from robotskit.client.core import ClientBase, wrap_os_error
 from robotskit.core.agents import Agent
 from robotskit.core.model import Decision

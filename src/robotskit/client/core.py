@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from robotskit.cache.backends import Cache, open_cache
+from robotskit.cache import Cache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
