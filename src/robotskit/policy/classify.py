@@ -19,8 +19,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
-from robotskit.errors import InvalidURL
-from robotskit.policy.authority import authority_key
+from robotskit.policy.authority import canonical_url
 from robotskit.policy.messages import FetchResponse
 
 __all__ = [
@@ -111,18 +110,18 @@ def resolve(base: str, reference: str) -> str | None:
     reference = reference.strip()
     if not reference:
         return None
-    scheme = urlsplit(base).scheme.lower()
-    if scheme == "gemini" and not urlsplit(reference).scheme:
-        # urllib knows nothing of gemini://; RFC 3986 resolution is scheme-blind, so borrow http's.
-        joined = urljoin("http" + base[len(scheme) :], reference)
-        target = "gemini" + joined[len("http") :]
-    else:
-        target = urljoin(base, reference)
     try:
-        authority_key(target)
-    except InvalidURL:
+        scheme = urlsplit(base).scheme.lower()
+        if scheme == "gemini" and not urlsplit(reference).scheme:
+            # urllib knows nothing of gemini://; RFC 3986 resolution is scheme-blind, so borrow http's.
+            joined = urljoin("http" + base[len(scheme) :], reference)
+            target = "gemini" + joined[len("http") :]
+        else:
+            target = urljoin(base, reference)
+        # The host requested is the host the key names (one spelling: IDNA 2008, IPv4 ...).
+        return canonical_url(target)
+    except ValueError:  # InvalidURL, and urllib's own (unbalanced IPv6 brackets)
         return None
-    return target.split("#", 1)[0]
 
 
 _HTTP_REDIRECTS = frozenset({301, 302, 303, 307, 308})
