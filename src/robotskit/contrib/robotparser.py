@@ -25,7 +25,6 @@ from urllib.robotparser import RequestRate
 
 import robotskit
 from robotskit.client.clients import RobotsClient
-
 from robotskit.policy.flow import Outcome
 
 if TYPE_CHECKING:
