@@ -19,7 +19,7 @@ from robotskit import parse
 from robotskit.agents import Agent
 from robotskit.client import RobotsClient
 from robotskit.document import RobotsTxt
-from robotskit.policy import flow
+from robotskit.policy.parses import PARSES
 from robotskit.testing import FrozenClock, MockFetcher, gemini_response, http_response
 
 PREAMBLE_FILE = b"Disallow: /secret\nUser-agent: other\nDisallow: /\n"
@@ -189,9 +189,9 @@ def test_client_answers_do_not_depend_on_earlier_calls(
     """Through a client (one cached entry, its parse memoised): each answer equals a fresh client's."""
     expected = []
     for kind, url, agent in calls:  # each on a fresh client and a fresh parse
-        flow._parse.cache_clear()
+        PARSES.clear()
         expected.append(_client_call(_client(body, profile), kind, url, agent))
-    flow._parse.cache_clear()
+    PARSES.clear()
     shared = _client(body, profile)  # one entry, one memoised parse, for the whole sequence
     for (kind, url, agent), answer in zip(calls, expected, strict=True):
         assert _client_call(shared, kind, url, agent) == answer, (kind, url, agent)
@@ -199,9 +199,9 @@ def test_client_answers_do_not_depend_on_earlier_calls(
 
 def test_client_gemini_verdict_after_crawl_delay_known_case() -> None:
     """Through the client: crawl_delay() first must not change the gemini:// verdict that follows."""
-    flow._parse.cache_clear()
+    PARSES.clear()
     assert not _client(PREAMBLE_FILE, None).allowed("gemini://x.example/secret")
-    flow._parse.cache_clear()
+    PARSES.clear()
     client = _client(PREAMBLE_FILE, None)
     assert client.crawl_delay("gemini://x.example/") is None
     assert not client.allowed("gemini://x.example/secret")

@@ -17,7 +17,6 @@ clock; nothing here touches a socket, a file or a logger. What a single response
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -42,6 +41,7 @@ from robotskit.policy.classify import (
     resolve,
 )
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
+from robotskit.policy.parses import PARSES
 
 if TYPE_CHECKING:
     from robotskit.core.agents import Agent
@@ -137,7 +137,7 @@ class RobotsEntry:
         return self.parsed(None)
 
     def parsed(self, profile: str | None) -> RobotsTxt | None:
-        """The body parsed under `profile`; memoised, since equal bodies parse equally."""
+        """The body parsed under `profile`; memoised (bounded), since equal bodies parse equally."""
         if not self.has_rules:
             return None
         return _parse(self.body, self.truncated, profile, self.robots_url)
@@ -149,12 +149,15 @@ def _cut_partial_line(body: bytes) -> bytes:
     return body[: end + 1]
 
 
-@functools.lru_cache(maxsize=256)
 def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -> RobotsTxt:
-    data = _cut_partial_line(body) if truncated else body
-    # The adapter already enforced the client's limit; never cut twice.
-    limit = max(len(data), DEFAULT_MAX_BYTES)
-    return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+    def build() -> RobotsTxt:
+        data = _cut_partial_line(body) if truncated else body
+        # The adapter already enforced the client's limit; never cut twice.
+        limit = max(len(data), DEFAULT_MAX_BYTES)
+        return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+
+    # Shared and bounded in bytes (robotskit.policy.parses): an entry itself keeps only its body.
+    return PARSES.get((body, truncated, profile, robots_url), build)
 
 
 # --- building entries -----------------------------------------------------------------------
