@@ -286,3 +286,19 @@ def test_entry_to_dict_still_round_trips_through_redis(server: RedisServer) -> N
     assert cache.get("https://example.com") == entry
     assert json.loads(json.dumps(entry_to_dict(entry))) == entry_to_dict(entry)
     cache.close()
+
+
+def test_redis_url_forms_and_no_password_in_logs(caplog: pytest.LogCaptureFixture) -> None:
+    """unix:// URLs keep their path; a password in the URL never reaches a log line or repr."""
+    from robotskit.cache import open_cache
+
+    caplog.set_level(logging.WARNING, logger="robotskit.cache")
+    cache = open_cache("unix:///nonexistent/robotskit.sock?db=0")
+    assert cache.get("https://example.com") is None
+    secret = open_cache(f"redis://user:s3cret@127.0.0.1:{_free_port()}/0?prefix=x:")
+    assert secret.get("https://example.com") is None
+    assert "s3cret" not in repr(secret)
+    assert not any("s3cret" in m for m in _warnings(caplog))
+    assert any("user:***@" in m for m in _warnings(caplog))
+    cache.close()
+    secret.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 from robotskit.cache.base import Cache
 from robotskit.cache.memory import MemoryCache
@@ -37,7 +37,8 @@ def open_cache(spec: str | Cache | None = None) -> Cache:
     if scheme in ("redis", "rediss", "unix"):
         # `prefix` is ours; every other query parameter is redis-py's (socket_timeout=...).
         rest = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "prefix"]
-        url = urlunsplit(parts._replace(query=urlencode(rest)))
+        # (not urlunsplit: it turns `unix:///path` into `unix:/path`, which redis-py rejects)
+        url = spec.split("?", 1)[0] + (f"?{urlencode(rest)}" if rest else "")
         return RedisCache(url, prefix=query.get("prefix", "robotskit:robots:"))
     raise InvalidArgument(
         f"unknown cache URL {spec!r}: use memory://, sqlite:///path or redis://host:port/db"

@@ -87,6 +87,7 @@ class RedisCache:
             except ValueError as exc:
                 raise CacheError(f"bad Redis URL {url!r}: {exc}", backend="redis") from exc
         self.url, self.prefix, self.ttl = url, prefix, ttl
+        self._shown = _without_password(url)  # for logs and repr
         self.retry_interval = retry_interval
         self._client = client
         self._errors: tuple[type[BaseException], ...] = (redis_module.RedisError, OSError)
@@ -118,7 +119,7 @@ class RedisCache:
             if first:
                 log.warning(
                     "Redis cache %s unavailable (%s): keeping entries in process memory, retrying every %g s",
-                    self.url,
+                    self._shown,
                     exc,
                     self.retry_interval,
                 )
@@ -126,7 +127,7 @@ class RedisCache:
         with self._lock:
             back, self._down = self._down, False
         if back:
-            log.warning("Redis cache %s answers again", self.url)
+            log.warning("Redis cache %s answers again", self._shown)
         return result
 
     def get(self, authority: str) -> RobotsEntry | None:
@@ -178,7 +179,17 @@ class RedisCache:
         try:
             self._client.close()
         except self._errors as exc:
-            log.warning("Redis cache %s: close failed (%s)", self.url, exc)
+            log.warning("Redis cache %s: close failed (%s)", self._shown, exc)
 
     def __repr__(self) -> str:
-        return f"<RedisCache {self.url} prefix={self.prefix!r}>"
+        return f"<RedisCache {self._shown} prefix={self.prefix!r}>"
+
+
+def _without_password(url: str) -> str:
+    """`url` with any password replaced by `***`: logs and reprs must not carry secrets."""
+    head, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    if not sep or not at:
+        return url
+    user, colon, _ = userinfo.partition(":")
+    return f"{head}://{user}{':***' if colon else ''}@{host}"
