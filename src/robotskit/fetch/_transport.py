@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import socket
 import ssl
 import threading
@@ -33,9 +32,9 @@ from typing import Generic, TypeVar
 import httpcore
 import httpx
 
-from robotskit.errors import FetchError
+from robotskit.fetch._addresses import check_public
 
-__all__ = ["AsyncDeadlineTransport", "DeadlineTransport", "check_public", "deadline", "time_left"]
+__all__ = ["AsyncDeadlineTransport", "DeadlineTransport", "deadline", "time_left"]
 
 _DEADLINE: ContextVar[float | None] = ContextVar("robotskit_fetch_deadline", default=None)
 
@@ -88,32 +87,6 @@ def time_left(timeout: float | None) -> float | None:
     if left <= 0:
         raise httpcore.ReadTimeout("the fetch's total deadline passed")
     return left if timeout is None else min(timeout, left)
-
-
-def _is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone index
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
-
-
-def check_public(host: str, infos: Iterable[tuple[object, ...]], url: str = "") -> str:
-    """The first address of a getaddrinfo answer, or FetchError(kind="not-public").
-
-    Every address must be public: a name that resolves to one public and one private address
-    is refused, since the connection could otherwise be steered to either.
-    """
-    addresses = [str(info[4][0]) for info in infos if isinstance(info[4], tuple)]
-    if not addresses:
-        raise FetchError(f"DNS lookup for {host} returned no address", url=url, kind="dns")
-    for address in addresses:
-        if not _is_public(address):
-            raise FetchError(
-                f"{host} resolves to {address}, which is not a public address (public_only)",
-                url=url,
-                kind="not-public",
-            )
-    return addresses[0]
 
 
 def _resolve_public(host: str, port: int) -> str:

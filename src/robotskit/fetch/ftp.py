@@ -28,8 +28,8 @@ import time
 from urllib.parse import unquote, urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._addresses import check_public
 from robotskit.fetch._errors import os_error
-from robotskit.fetch._transport import check_public
 from robotskit.policy.messages import FetchRequest, FetchResponse
 
 __all__ = ["AsyncFtpFetcher", "FtpFetcher"]

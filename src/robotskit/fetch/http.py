@@ -20,14 +20,16 @@ The adapters are thin drivers around shared helpers so sync and async behave the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 import time
 import zlib
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import aclosing
 from types import TracebackType
 from typing import cast
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -146,11 +148,25 @@ def _headers(request: FetchRequest) -> dict[str, str]:
     headers = {k: v for k, v in request.headers.items() if k.lower() not in ("user-agent", "accept-encoding")}
     headers["User-Agent"] = request.user_agent
     headers["Accept-Encoding"] = _ACCEPT_ENCODING
+    headers.setdefault("Accept", "*/*")
     return headers
 
 
-def _timeout(request: FetchRequest) -> httpx.Timeout:
-    return httpx.Timeout(request.timeout)
+def _request(request: FetchRequest) -> httpx.Request:
+    """The httpx request for `request`; InvalidURL for a URL httpx cannot encode (a bad IDN label)."""
+    if urlsplit(request.url).scheme.lower() not in ("http", "https"):
+        raise InvalidURL(
+            f"cannot fetch {request.url!r} over HTTP: not an http:// or https:// URL", request.url
+        )
+    try:
+        return httpx.Request(
+            "GET",
+            request.url,
+            headers=_headers(request),
+            extensions={"timeout": httpx.Timeout(request.timeout).as_dict()},
+        )
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:  # idna errors are UnicodeErrors
+        raise InvalidURL(f"cannot fetch {request.url!r} over HTTP: {exc}", request.url) from exc
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -167,7 +183,9 @@ def _map_error(exc: Exception, url: str) -> FetchError | InvalidURL:
     if isinstance(exc, (httpx.TimeoutException, TimeoutError, asyncio.TimeoutError)):
         return FetchTimeout(f"timed out fetching {url}", url=url)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
-        return InvalidURL(f"cannot fetch {url!r} over HTTP: {exc}", url)
+        # The request URL was already accepted (`_request`): this is a caller-supplied httpx
+        # client choking on the server's Location header while preparing its next request.
+        return ProtocolViolation(f"unusable response from {url}: {exc}", url=url)
     causes = list(_chain(exc))
     text = " ".join(str(c) for c in causes)
     if any(isinstance(c, ssl.SSLError) for c in causes) or "SSL" in text or "CERTIFICATE" in text:
@@ -236,29 +254,36 @@ class HttpFetcher:
         per_authority: int = 4,
     ) -> None:
         self._owns = client is None
+        # Our own transport is driven directly: httpx's Client would parse every Location
+        # itself (raising on hostile ones), add .netrc credentials and follow env proxies.
+        self._transport: DeadlineTransport | None = None
         if client is None:
-            transport = DeadlineTransport(
+            self._transport = DeadlineTransport(
                 ssl_context=_ssl_context(verify, trust_env),
                 public_only=public_only,
                 per_authority=per_authority,
             )
-            client = httpx.Client(follow_redirects=False, transport=transport, trust_env=False)
         self._client = client
+
+    @contextlib.contextmanager
+    def _open(self, request: FetchRequest) -> Iterator[httpx.Response]:
+        req = _request(request)
+        if self._transport is not None:
+            resp = self._transport.handle_request(req)
+            resp.request = req
+        else:
+            assert self._client is not None
+            resp = self._client.send(req, stream=True, follow_redirects=False)
+        try:
+            yield resp
+        finally:
+            resp.close()
 
     def fetch(self, request: FetchRequest) -> FetchResponse:
         started = time.monotonic()
         deadline = started + request.timeout
         try:
-            with (
-                total_deadline(request.timeout),
-                self._client.stream(
-                    "GET",
-                    request.url,
-                    headers=_headers(request),
-                    timeout=_timeout(request),
-                    follow_redirects=False,
-                ) as resp,
-            ):
+            with total_deadline(request.timeout), self._open(request) as resp:
                 decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
                 for raw in resp.iter_raw():
                     decoder.feed(raw)
@@ -271,13 +296,12 @@ class HttpFetcher:
             raise
         except (httpx.HTTPError, OSError) as exc:
             raise _map_error(exc, request.url) from exc
-        except (ValueError, UnicodeError) as exc:
-            # What httpx raises for a URL it cannot encode (an IDN label IDNA 2008 refuses ...).
-            raise InvalidURL(f"cannot fetch {request.url!r} over HTTP: {exc}", request.url) from exc
 
     def close(self) -> None:
-        """Close the connection pool (only if this fetcher created the client)."""
-        if self._owns:
+        """Close the connection pool (only if this fetcher created it)."""
+        if self._transport is not None:
+            self._transport.close()
+        elif self._owns and self._client is not None:
             self._client.close()
 
     def __enter__(self) -> HttpFetcher:
@@ -306,13 +330,13 @@ class AsyncHttpFetcher:
         per_authority: int = 4,
     ) -> None:
         self._owns = client is None
+        self._transport: AsyncDeadlineTransport | None = None
         if client is None:
-            transport = AsyncDeadlineTransport(
+            self._transport = AsyncDeadlineTransport(
                 ssl_context=_ssl_context(verify, trust_env),
                 public_only=public_only,
                 per_authority=per_authority,
             )
-            client = httpx.AsyncClient(follow_redirects=False, transport=transport, trust_env=False)
         self._client = client
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:
@@ -322,18 +346,24 @@ class AsyncHttpFetcher:
             raise
         except (TimeoutError, httpx.HTTPError, OSError) as exc:
             raise _map_error(exc, request.url) from exc
-        except (ValueError, UnicodeError) as exc:
-            raise InvalidURL(f"cannot fetch {request.url!r} over HTTP: {exc}", request.url) from exc
+
+    @contextlib.asynccontextmanager
+    async def _open(self, request: FetchRequest) -> AsyncIterator[httpx.Response]:
+        req = _request(request)
+        if self._transport is not None:
+            resp = await self._transport.handle_async_request(req)
+            resp.request = req
+        else:
+            assert self._client is not None
+            resp = await self._client.send(req, stream=True, follow_redirects=False)
+        try:
+            yield resp
+        finally:
+            await resp.aclose()
 
     async def _fetch(self, request: FetchRequest) -> FetchResponse:
         started = time.monotonic()
-        async with self._client.stream(
-            "GET",
-            request.url,
-            headers=_headers(request),
-            timeout=_timeout(request),
-            follow_redirects=False,
-        ) as resp:
+        async with self._open(request) as resp:
             decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
             # aclosing: leaving the loop early must finalise the generator here, not in the GC.
             raw_iter = cast(AsyncGenerator[bytes, None], resp.aiter_raw())
@@ -345,8 +375,10 @@ class AsyncHttpFetcher:
             return _response(request, resp, decoder, started)
 
     async def aclose(self) -> None:
-        """Close the connection pool (only if this fetcher created the client)."""
-        if self._owns:
+        """Close the connection pool (only if this fetcher created it)."""
+        if self._transport is not None:
+            await self._transport.aclose()
+        elif self._owns and self._client is not None:
             await self._client.aclose()
 
     async def __aenter__(self) -> AsyncHttpFetcher:
