@@ -123,21 +123,32 @@ class RobotFileParser:
         self.host, self.path = urllib.parse.urlparse(url)[1:3]
 
     def read(self) -> None:
-        """Fetch the robots.txt with robotskit's fetch policy (SPEC.md 6) and parse it.
+        """Fetch the robots.txt with robotskit's fetch policy and parse it, from a clean state.
 
         RFC 9309 2.3.1: a 4xx answer (401 and 403 included) means no robots.txt, so everything
         is allowed; a 5xx or 429 answer, a timeout or a network error means everything is
-        disallowed. Never raises for network trouble.
+        disallowed. Never raises for network trouble. Each call forgets what the previous one
+        found, so a server that failed once is read again (as the standard library does).
         """
+        self._forget()
         entry = self._lookup()
         self.modified()
         if entry.outcome is Outcome.UNAVAILABLE:
             self.allow_all = True
             return
-        if entry.outcome is Outcome.UNREACHABLE and not entry.stale:
+        if not entry.has_rules:  # unreachable, and no good copy stands in
             self.disallow_all = True
             return
         self._set_robots(robotskit.parse(entry.body, self.profile, robots_url=entry.robots_url))
+
+    def _forget(self) -> None:
+        """Back to the state of a new parser for this URL (what read() starts from)."""
+        self.entries = []
+        self.default_entry = None
+        self.sitemaps = []
+        self.disallow_all = False
+        self.allow_all = False
+        self.robots = None
 
     def parse(self, lines: Iterable[str | bytes] | str | bytes) -> None:
         """Parse robots.txt lines (an iterable of lines, as the standard library takes).

@@ -44,7 +44,8 @@ from twisted.internet.error import DNSLookupError
 from twisted.internet.error import TimeoutError as TwistedTimeout
 from twisted.internet.threads import deferToThread
 
-from robotskit.cache.backends import Cache, open_cache
+from robotskit.cache.base import Cache
+from robotskit.cache.open import open_cache
 from robotskit.errors import FetchError, RobotskitError
 from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import Outcome, RobotsEntry, arun_flow, fetch_flow
