@@ -8,6 +8,7 @@
 The core (parse, match) uses only the standard library. See README.md for the tour.
 """
 
+from robotskit.audit.diff import VerdictChange, VerdictDiff, diff_verdicts
 from robotskit.cache.backends import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
 from robotskit.client.clients import AsyncRobotsClient, RobotsClient
 from robotskit.core.agents import GEMINI_PURPOSES, Agent, product_token
@@ -76,8 +77,11 @@ __all__ = [
     "Severity",
     "TokenVerdict",
     "UnknownProfile",
+    "VerdictChange",
+    "VerdictDiff",
     "__version__",
     "authority_key",
+    "diff_verdicts",
     "lex",
     "open_cache",
     "parse",

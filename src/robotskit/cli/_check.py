@@ -9,6 +9,7 @@ from urllib.parse import urljoin
 from rich.text import Text
 
 import robotskit
+from robotskit.audit.diff import agent_label
 from robotskit.cli._output import (
     Output,
     decision_json,
@@ -22,7 +23,7 @@ from robotskit.cli._sources import (
     FOUND,
     OK,
     CliError,
-    agent_of,
+    agents_of,
     is_url,
     load,
     make_client,
@@ -42,15 +43,22 @@ __all__ = ["cmd_check", "cmd_explain"]
 
 def _decide_all(
     args: argparse.Namespace, out: Output, source: str | None, urls: list[str]
-) -> list[tuple[str, Decision]]:
-    agent = agent_of(args)
-    results: list[tuple[str, Decision]] = []
+) -> list[tuple[str, str, Decision]]:
+    """Every URL for every `--agent` (each judged separately): (agent label, URL, decision)."""
+    results: list[tuple[str, str, Decision]] = []
+    agents = agents_of(args)
     if source is not None and not is_url(source):
         robots = robotskit.parse(read_local(source), args.profile)
-        return [(url, robots.decide(url, agent)) for url in out.progress(urls, "checking")]
-    with make_client(args, agent) as client:
-        for url in out.progress(urls, "checking"):
-            results.append((url, client.decide(_on_authority(source, url))))
+        for agent in agents:
+            label = agent_label(agent)
+            results += [(label, url, robots.decide(url, agent)) for url in out.progress(urls, "checking")]
+        return results
+    targets = [_on_authority(source, url) for url in urls]
+    for agent in agents:
+        with make_client(args, agent) as client:
+            label = agent_label(agent)
+            for url, target in zip(out.progress(urls, "checking"), targets, strict=True):
+                results.append((label, url, client.decide(target)))
     return results
 
 
@@ -74,19 +82,24 @@ def cmd_check(args: argparse.Namespace, out: Output) -> int:
     if not urls:
         raise CliError("no URL to check: robotskit check [ROBOTS] URL... --agent NAME")
     results = _decide_all(args, out, source, urls)
-    code = OK if all(d.allowed for _, d in results) else FOUND
+    code = OK if all(d.allowed for _, _, d in results) else FOUND
+    agents = list(dict.fromkeys(label for label, _, _ in results))
     if out.json:
-        allowed = sum(d.allowed for _, d in results)
+        allowed = sum(d.allowed for _, _, d in results)
         body = {
             "robots": source,
-            "agent": args.agent,
+            "agent": agents[0],
+            "agents": agents,
             "purposes": list(args.purpose or ()),
-            "results": [decision_json(url, d) for url, d in results],
+            "results": [{"agent": label, **decision_json(url, d)} for label, url, d in results],
             "summary": {"total": len(results), "allowed": allowed, "disallowed": len(results) - allowed},
         }
         return out.document("check", body, code)
-    for url, decision in results:
+    several = len(agents) > 1
+    for label, url, decision in results:
         line = Text.assemble(verdict_text(decision.allowed), "  ", url, "  ")
+        if several:
+            line.append(f"[{label}]  ", style="bold")
         detail = (
             f"line {decision.rule.line}: {rule_label(decision.rule)}" if decision.rule else decision.reason
         )
@@ -155,10 +168,22 @@ def _render_verdict(out: Output, robots: RobotsTxt, decision: Decision, index: i
 
 
 def cmd_explain(args: argparse.Namespace, out: Output) -> int:
+    """Explain one URL for each `--agent` (judged separately); exit 1 if any is disallowed."""
     source, urls = split_targets(args.targets, args.robots)
     if len(urls) != 1:
         raise CliError("explain takes one URL: robotskit explain [ROBOTS] URL --agent NAME")
-    url, agent = urls[0], agent_of(args)
+    url = urls[0]
+    bodies = [_explain_one(args, out, source, url, agent) for agent in agents_of(args)]
+    code = OK if all(body["allowed"] for body in bodies) else FOUND
+    if out.json:
+        # The first agent's explanation at the top (one agent is the common case); all in "explanations".
+        return out.document("explain", {**bodies[0], "explanations": bodies}, code)
+    return code
+
+
+def _explain_one(
+    args: argparse.Namespace, out: Output, source: str | None, url: str, agent: str | robotskit.Agent
+) -> dict[str, Any]:
     entry = None
     if source is None or is_url(source):
         target = _on_authority(source, url)
@@ -172,23 +197,20 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
     else:
         robots = robotskit.parse(read_local(source), args.profile)
         decision = robots.decide(url, agent, explain=True)
-    code = OK if decision.allowed else FOUND
+    body = {
+        "robots": source,
+        "agent": agent_label(agent),
+        **decision_json(url, decision),
+        "fetch": entry_json(entry) if entry else None,
+        "verdicts": _explain_json(robots, decision) if robots else [],
+    }
     if out.json:
-        body = {
-            "robots": source,
-            "url": url,
-            "agent": args.agent,
-            **decision_json(url, decision),
-            "fetch": entry_json(entry) if entry else None,
-            "verdicts": _explain_json(robots, decision) if robots else [],
-        }
-        body.pop("url")
-        return out.document("explain", {"url": url, **body}, code)
-    out.print(Text.assemble(verdict_text(decision.allowed), "  ", url))
+        return body
+    out.print(Text.assemble(verdict_text(decision.allowed), "  ", url, f"  for {agent_label(agent)}"))
     out.print(f"profile {decision.profile}; path {decision.path or '/'}; reason: {decision.reason}")
     if entry is not None:
         out.print(f"robots.txt {entry.robots_url}: {entry.outcome} ({entry.reason})")
     if robots is not None:
         for index in range(len(decision.verdicts)):
             _render_verdict(out, robots, decision, index)
-    return code
+    return body

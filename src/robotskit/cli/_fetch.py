@@ -23,7 +23,7 @@ def cmd_fetch(args: argparse.Namespace, out: Output) -> int:
     if out.json:
         body = {
             "url": args.url,
-            "agent": args.agent,
+            "agent": args.agent[0] if args.agent else None,
             "fetch": entry_json(entry),
             "sitemaps": list(robots.sitemaps) if robots else [],
             "decision": decision_json(args.url, decision) if decision else None,

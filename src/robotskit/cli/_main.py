@@ -14,6 +14,7 @@ from rich.text import Text
 
 from robotskit.cli._audit import cmd_audit
 from robotskit.cli._check import cmd_check, cmd_explain
+from robotskit.cli._diff import cmd_diff
 from robotskit.cli._fetch import cmd_fetch
 from robotskit.cli._lint import cmd_lint
 from robotskit.cli._output import Output
@@ -109,23 +110,33 @@ def build_parser(*, with_batch: bool = True) -> argparse.ArgumentParser:
         "ROBOTS each URL's own robots.txt is fetched.",
     )
     check.add_argument("targets", nargs="*", metavar="[ROBOTS] URL")
-    check.add_argument("--agent", required=True, help="the crawler's product token, e.g. MyBot")
+    check.add_argument(
+        "--agent",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="the crawler's product token, e.g. MyBot; repeat for several agents, each judged separately",
+    )
     check.add_argument("--robots", help="ROBOTS given explicitly (then every positional is a URL)")
     check.add_argument("--urls", metavar="FILE", help="read more URLs from FILE (one per line, - for stdin)")
     check.set_defaults(handler=cmd_check)
 
     explain = sub.add_parser("explain", parents=[*common, opts["agent"]], help="why is a URL allowed or not?")
     explain.add_argument("targets", nargs="+", metavar="[ROBOTS] URL")
-    explain.add_argument("--agent", required=True)
+    explain.add_argument(
+        "--agent", action="append", required=True, metavar="NAME", help="product token; repeatable"
+    )
     explain.add_argument("--robots", help="ROBOTS given explicitly")
     explain.set_defaults(handler=cmd_explain)
-    _add_file_commands(sub, common)
+    _add_file_commands(sub, common, opts["agent"])
     _add_batch(sub, real=with_batch)
     return parser
 
 
 def _add_file_commands(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: list[argparse.ArgumentParser]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: list[argparse.ArgumentParser],
+    agent_opts: argparse.ArgumentParser,
 ) -> None:
     """Register the commands about one file or site: lint, fetch and audit."""
     lint_p = sub.add_parser("lint", parents=common, help="find problems in a robots.txt")
@@ -139,12 +150,37 @@ def _add_file_commands(
 
     fetch = sub.add_parser("fetch", parents=common, help="fetch a site's robots.txt as a crawler would")
     fetch.add_argument("url", metavar="URL")
-    fetch.add_argument("--agent", help="also decide URL for this agent")
+    fetch.add_argument("--agent", action="append", metavar="NAME", help="also decide URL for this agent")
     fetch.set_defaults(handler=cmd_fetch)
 
     audit = sub.add_parser("audit", parents=common, help="which well-known crawlers does a file block?")
     audit.add_argument("robots", metavar="ROBOTS")
     audit.set_defaults(handler=cmd_audit)
+
+    diff = sub.add_parser(
+        "diff",
+        parents=[*common, agent_opts],
+        help="which verdicts change between two versions of a robots.txt?",
+        description="OLD and NEW are each a file, - (stdin, for one of them), or a robots.txt URL. "
+        "Every URL is decided for every agent under both files; the verdicts that change are shown "
+        "with the deciding lines before and after.",
+    )
+    diff.add_argument("old", metavar="OLD")
+    diff.add_argument("new", metavar="NEW")
+    diff.add_argument(
+        "--urls",
+        metavar="FILE",
+        help="the URLs or paths to compare, one per line (default: / and a "
+        "path for each rule of either file)",
+    )
+    diff.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="a product token; repeat for several agents, "
+        "each judged separately (default: every token either file names, and *)",
+    )
+    diff.set_defaults(handler=cmd_diff)
 
 
 def _version() -> str:
@@ -183,7 +219,9 @@ def _fail(out: Output, args: argparse.Namespace, message: str) -> int:
     return ERROR
 
 
-_COMMANDS: frozenset[Callable[..., int]] = frozenset({cmd_check, cmd_explain, cmd_lint, cmd_fetch, cmd_audit})
+_COMMANDS: frozenset[Callable[..., int]] = frozenset(
+    {cmd_check, cmd_explain, cmd_lint, cmd_fetch, cmd_audit, cmd_diff}
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import robotskit
+from robotskit.core.agents import product_token
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -30,6 +31,8 @@ __all__ = [
     "CliError",
     "Loaded",
     "agent_of",
+    "agent_value",
+    "agents_of",
     "default_cache_path",
     "is_url",
     "load",
@@ -38,6 +41,7 @@ __all__ = [
     "read_local",
     "read_url_file",
     "split_targets",
+    "warn",
 ]
 
 OK, FOUND, ERROR = 0, 1, 2  # Google's robots_main convention
@@ -120,8 +124,11 @@ class Loaded:
 def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> RobotsClient:
     from robotskit.client.clients import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
 
+    if agent is None:
+        agents = agents_of(args, required=False)
+        agent = agents[0] if agents else "robotskit"
     return RobotsClient(
-        agent if agent is not None else agent_of(args),
+        agent,
         user_agent=getattr(args, "user_agent", None),
         cache=_cache_spec(args),
         profile=getattr(args, "profile", None),
@@ -146,13 +153,51 @@ def load(source: str, args: argparse.Namespace, client: RobotsClient | None = No
     return Loaded(source, robotskit.parse(read_local(source), profile))
 
 
-def agent_of(args: argparse.Namespace) -> str | robotskit.Agent:
+def warn(message: str) -> None:
+    """Say on stderr what was assumed about an input that could mean more than one thing."""
+    sys.stderr.write(f"robotskit: warning: {message}\n")
+
+
+def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
+    """The one place an `--agent` string becomes the agent judged (with --purpose/--alias/--combine).
+
+    An empty value is refused; a full user-agent string is reduced to its product token (RFC
+    9309 2.2.1) with a warning saying so, since only that token is matched against the file.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise CliError("--agent is empty: give the crawler's product token, e.g. --agent MyBot")
+    token = product_token(stripped)
+    if not token:
+        raise CliError(f"--agent {text!r} has no product token (letters, digits, '-' or '_')")
+    if token != stripped:
+        warn(
+            f"--agent {text!r} is a user-agent string, not a product token: judged as {token!r} "
+            "(RFC 9309 2.2.1 matches the product token only)"
+        )
     purposes = tuple(getattr(args, "purpose", None) or ())
     aliases = tuple(getattr(args, "alias", None) or ())
-    token = getattr(args, "agent", None) or "robotskit"
     if not purposes and not aliases:
-        return str(token)
+        return token
     return robotskit.Agent(token, purposes=purposes, aliases=aliases, combine=args.combine)
+
+
+def agents_of(args: argparse.Namespace, *, required: bool = True) -> list[str | robotskit.Agent]:
+    """Every `--agent` (repeatable: each is judged separately), in the order given, duplicates dropped."""
+    given: list[str] = list(getattr(args, "agent", None) or ())
+    if not given:
+        if required:
+            raise CliError("give the crawler's product token with --agent NAME")
+        return []
+    agents: dict[str | robotskit.Agent, None] = {}
+    for text in given:
+        agents.setdefault(agent_value(text, args), None)
+    return list(agents)
+
+
+def agent_of(args: argparse.Namespace) -> str | robotskit.Agent:
+    """The first `--agent` (commands that judge one agent at a time loop over `agents_of`)."""
+    return agents_of(args)[0]
 
 
 def read_url_file(path: str) -> list[str]:
