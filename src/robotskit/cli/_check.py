@@ -31,8 +31,8 @@ from robotskit.cli._sources import (
     read_url_file,
     split_targets,
 )
-from robotskit.core.model import Decision
-from robotskit.lint.runner import match_end
+from robotskit.core.model import Decision, Group
+from robotskit.lint.runner import match_end, token_for
 from robotskit.policy.authority import authority_key
 
 if TYPE_CHECKING:
@@ -108,15 +108,34 @@ def cmd_check(args: argparse.Namespace, out: Output) -> int:
     return code
 
 
-def _group_reason(robots: RobotsTxt, line: int, token: str) -> str:
-    group = next((g for g in robots.groups if line in g.agent_lines or g.line == line), None)
-    if group is None:
-        return ""
-    if line == 0 or not group.agent_lines:
+def _groups_of(robots: RobotsTxt, lines: tuple[int, ...]) -> list[tuple[int, Group | None]]:
+    """The distinct groups behind a verdict's user-agent line numbers: (line to name, group).
+
+    A verdict lists every user-agent line of the groups it used; stacked User-agent lines (even
+    with a blank line between them) are one group, named once, by its first line.
+    """
+    found: dict[int, tuple[int, Group | None]] = {}
+    for line in lines:
+        group = next((g for g in robots.groups if line in g.agent_lines or g.line == line), None)
+        key = group.index if group is not None else -1 - line
+        found.setdefault(key, (group.line if group is not None else line, group))
+    return list(found.values())
+
+
+def _group_reason(group: Group | None, token: str, profile: str) -> str:
+    if group is None or not group.agent_lines:
         return "rules before any user-agent (the Gemini profile applies them to every agent)"
-    if token in group.agents:
-        return f"names '{token}'" if token != "*" else "the '*' group"
-    return f"the '*' group: no group names '{token}'"
+    # Which line names the token, read as the matcher reads it (raw_agents align with agent_lines).
+    lines = {
+        token_for(profile, raw): line
+        for line, raw in reversed(list(zip(group.agent_lines, group.raw_agents, strict=True)))
+    }
+    if token != "*" and token.lower() in lines:
+        return f"line {lines[token.lower()]} names '{token}'"
+    if "*" in lines:
+        why = "" if token == "*" else f": no group names '{token}'"
+        return f"the '*' group (line {lines['*']}){why}"
+    return f"names '{token}'"
 
 
 def _explain_json(robots: RobotsTxt, decision: Decision) -> list[dict[str, Any]]:
@@ -129,7 +148,8 @@ def _explain_json(robots: RobotsTxt, decision: Decision) -> list[dict[str, Any]]
                 "token": verdict.token,
                 "allowed": verdict.allowed,
                 "groups": [
-                    {"line": g, "why": _group_reason(robots, g, verdict.token)} for g in verdict.groups
+                    {"line": line, "why": _group_reason(group, verdict.token, decision.profile)}
+                    for line, group in _groups_of(robots, verdict.groups)
                 ],
                 "rule": rule_json(deciding),
                 "matched_path": decision.path[:end] if end is not None else None,
@@ -144,9 +164,11 @@ def _render_verdict(out: Output, robots: RobotsTxt, decision: Decision, index: i
     out.print(Text.assemble("token ", (repr(verdict.token), "bold"), ": ", verdict_text(verdict.allowed)))
     if not verdict.groups:
         out.print("  no group applies to it, so nothing is disallowed")
-    for line in verdict.groups:
+    for line, group in _groups_of(robots, verdict.groups):
         out.print(
-            Text.assemble("  group at line ", str(line), ": ", _group_reason(robots, line, verdict.token))
+            Text.assemble(
+                "  group at line ", str(line), ": ", _group_reason(group, verdict.token, decision.profile)
+            )
         )
     deciding = verdict.matched[0] if verdict.matched else verdict.rule
     if deciding is None:
