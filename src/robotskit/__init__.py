@@ -31,6 +31,7 @@ from robotskit.core.url import path_params_query
 from robotskit.document import RobotsTxt, parse
 from robotskit.errors import (
     CacheError,
+    ClientClosed,
     FetchError,
     FetchTimeout,
     InvalidArgument,
@@ -51,6 +52,7 @@ __all__ = [
     "AsyncRobotsClient",
     "Cache",
     "CacheError",
+    "ClientClosed",
     "Decision",
     "Diagnostic",
     "FetchError",

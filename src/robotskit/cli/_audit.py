@@ -26,8 +26,11 @@ def _render_audit(out: Output, report: dict[str, Any]) -> None:
     order = {"full": 0, "partial": 1, "none": 2}
     for item in sorted(report["crawlers"], key=lambda c: (order.get(c["status"], 3), c["token"].lower())):
         notes = [*item.get("notes", ())]
-        if item.get("ignored_rules"):
-            notes.append(f"{len(item['ignored_rules'])} rule(s) do nothing for it")
+        # One note per reason, so a near-miss token (`GPT-Bot`) is named in the table too.
+        reasons: dict[str, int] = {}
+        for rule in item.get("ignored_rules", ()):
+            reasons[rule["reason"]] = reasons.get(rule["reason"], 0) + 1
+        notes += [f"{n} rule(s) do nothing for it: {why}" for why, n in reasons.items()]
         table.add_row(
             item["token"],
             item.get("operator", ""),

@@ -10,7 +10,7 @@ from rich.text import Text
 from robotskit.cli._output import Output, source_line
 from robotskit.cli._sources import FOUND, OK, CliError, load
 from robotskit.core.model import Diagnostic, Severity
-from robotskit.lint.runner import check_selectors, lint
+from robotskit.lint.runner import check_selectors, lint, wanted
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -36,22 +36,29 @@ def cmd_lint(args: argparse.Namespace, out: Output) -> int:
     robots = loaded.robots
     # A fetched file is linted with the Content-Type it was served with (RK231), unless overridden.
     served_as = loaded.entry.content_type if loaded.entry is not None else ""
-    diagnostics = lint(
+    everything = lint(
         robots,
         profile=args.profile,
         content_type=args.content_type or served_as or None,
-        select=select,
-        ignore=ignore,
     )
+    # Selectors hide findings; the summary always says how many, so "clean" is never a lie.
+    diagnostics = tuple(d for d in everything if wanted(d.code, select, ignore))
+    hidden = len(everything) - len(diagnostics)
     code = FOUND if any(d.severity is not Severity.INFO for d in diagnostics) else OK
     counts = {str(s): sum(d.severity is s for d in diagnostics) for s in Severity}
     if out.json:
         items = [_diagnostic_json(robots, d) for d in diagnostics]
-        return out.document("lint", {"robots": args.robots, "diagnostics": items, "summary": counts}, code)
+        body = {"robots": args.robots, "diagnostics": items, "summary": counts, "hidden": hidden}
+        return out.document("lint", body, code)
     for diag in diagnostics:
         _render(out, args.robots, source_line(robots, diag.line), diag)
     summary = ", ".join(f"{n} {name}{'s' if n != 1 else ''}" for name, n in counts.items())
-    out.print(Text(f"{args.robots}: {summary}" if diagnostics else f"{args.robots}: clean", style="bold"))
+    text = f"{args.robots}: {summary}" if diagnostics else f"{args.robots}: clean"
+    if hidden:
+        which = "--select/--ignore" if select and ignore else ("--select" if select else "--ignore")
+        shown = summary if diagnostics else "nothing reported"
+        text = f"{args.robots}: {shown} ({hidden} finding{'s' if hidden != 1 else ''} hidden by {which})"
+    out.print(Text(text, style="bold"))
     return code
 
 

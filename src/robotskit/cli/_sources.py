@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import robotskit
 from robotskit.core.agents import product_token
+from robotskit.core.profiles import profile_for_url
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -38,6 +39,7 @@ __all__ = [
     "load",
     "load_file",
     "make_client",
+    "profile_of",
     "read_local",
     "read_url_file",
     "split_targets",
@@ -137,8 +139,12 @@ def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = 
 
 
 def load(source: str, args: argparse.Namespace, client: RobotsClient | None = None) -> Loaded:
-    """Read ROBOTS: a file or stdin is parsed; a robots.txt URL is fetched through the client."""
-    profile = getattr(args, "profile", None)
+    """Read ROBOTS: a file or stdin is parsed; a robots.txt URL is fetched through the client.
+
+    The profile is `--profile`, else the one the URL's scheme implies (gemini for gemini://), so
+    lint and audit judge a Gemini file as Gemini crawlers read it.
+    """
+    profile = profile_of(args, source)
     if is_url(source):
         own = client is None
         active = client or make_client(args, "robotskit")
@@ -193,6 +199,14 @@ def agents_of(args: argparse.Namespace, *, required: bool = True) -> list[str | 
     for text in given:
         agents.setdefault(agent_value(text, args), None)
     return list(agents)
+
+
+def profile_of(args: argparse.Namespace, source: str | None) -> str | None:
+    """`--profile`, else the profile a ROBOTS URL's scheme implies (None for a file: chosen per URL)."""
+    chosen: str | None = getattr(args, "profile", None)
+    if chosen is None and source is not None and is_url(source):
+        chosen = profile_for_url(source).name
+    return chosen
 
 
 def agent_of(args: argparse.Namespace) -> str | robotskit.Agent:
