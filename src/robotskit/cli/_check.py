@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
+from urllib.parse import urlsplit
 
 from rich.text import Text
 
 import robotskit
 from robotskit.audit.diff import agent_label
+from robotskit.cli._origin import Origin, origins_json, print_origins
 from robotskit.cli._output import (
     Output,
     decision_json,
@@ -22,15 +24,17 @@ from robotskit.cli._output import (
 from robotskit.cli._sources import (
     FOUND,
     OK,
+    URL_SCHEMES,
     CliError,
+    Loaded,
     agents_of,
     is_url,
     load,
     make_client,
-    read_local,
     read_url_file,
     split_targets,
 )
+from robotskit.core.agents import product_token
 from robotskit.core.model import Decision, Group
 from robotskit.lint.runner import match_end, token_for
 from robotskit.policy.authority import authority_key
@@ -38,27 +42,54 @@ from robotskit.policy.authority import authority_key
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
 
-__all__ = ["cmd_check", "cmd_explain"]
+__all__ = ["check_url", "cmd_check", "cmd_explain"]
 
 
-def _decide_all(
-    args: argparse.Namespace, out: Output, source: str | None, urls: list[str]
-) -> list[tuple[str, str, Decision]]:
-    """Every URL for every `--agent` (each judged separately): (agent label, URL, decision)."""
-    results: list[tuple[str, str, Decision]] = []
+@dataclass(frozen=True, slots=True)
+class _Result:
+    agent: str
+    url: str
+    decision: Decision
+    origin: Origin
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL argument that can mean more than one thing (exit 2): it must be an absolute
+    URL with a scheme and host, or a path starting with `/`. `checkout` is neither a host nor a path."""
+    if url.startswith("/") or (is_url(url) and urlsplit(url).hostname):
+        return
+    if "://" in url:
+        raise CliError(f"{url!r}: unsupported or hostless URL (use {', '.join(URL_SCHEMES)} with a host)")
+    token = product_token(url)
+    if token == url and "." not in url:
+        raise CliError(
+            f"{url!r} is neither a URL nor a path: write /{url} for a path, https://{url}/ for a host, "
+            f"or --agent {url} if it is the crawler"
+        )
+    raise CliError(f"{url!r} is neither a URL nor a path: write https://{url} or /{url.lstrip('/')}")
+
+
+def _decide_all(args: argparse.Namespace, out: Output, source: str | None, urls: list[str]) -> list[_Result]:
+    """Every URL for every `--agent` (each judged separately)."""
     agents = agents_of(args)
+    for url in urls:
+        check_url(url)
     if source is not None and not is_url(source):
-        robots = robotskit.parse(read_local(source), args.profile)
-        for agent in agents:
-            label = agent_label(agent)
-            results += [(label, url, robots.decide(url, agent)) for url in out.progress(urls, "checking")]
-        return results
+        loaded = load(source, args)
+        robots = loaded.robots
+        assert robots is not None  # a file or stdin always parses
+        return [
+            _Result(agent_label(agent), url, robots.decide(url, agent), loaded.origin)
+            for agent in agents
+            for url in out.progress(urls, "checking")
+        ]
     targets = [_on_authority(source, url) for url in urls]
-    for agent in agents:
-        with make_client(args, agent) as client:
-            label = agent_label(agent)
+    results: list[_Result] = []
+    with make_client(args, agents[0]) as client:
+        for agent in agents:
             for url, target in zip(out.progress(urls, "checking"), targets, strict=True):
-                results.append((label, url, client.decide(target)))
+                decision, origin = client.decide(target, agent)
+                results.append(_Result(agent_label(agent), url, decision, origin))
     return results
 
 
@@ -68,8 +99,13 @@ def _on_authority(source: str | None, url: str) -> str:
         if not is_url(url):
             raise CliError(f"{url!r} is not an absolute URL: give ROBOTS, or URLs with a scheme and host")
         return url
-    target = urljoin(source, url) if url.startswith("/") else url
-    # Rules cover only their own scheme, host and port (SPEC.md 6).
+    # urljoin knows only some schemes (not gemini://): a bare path takes ROBOTS' scheme and host.
+    if url.startswith("/"):
+        parts = urlsplit(source)
+        target = f"{parts.scheme}://{parts.netloc}{url}"
+    else:
+        target = url
+    # A robots.txt rules only its own scheme, host and port (RFC 9309 2.3).
     if not is_url(target) or authority_key(target) != authority_key(source):
         raise CliError(f"{url} is not covered by {source}: a robots.txt rules only its own host")
     return target
@@ -82,29 +118,33 @@ def cmd_check(args: argparse.Namespace, out: Output) -> int:
     if not urls:
         raise CliError("no URL to check: robotskit check [ROBOTS] URL... --agent NAME")
     results = _decide_all(args, out, source, urls)
-    code = OK if all(d.allowed for _, _, d in results) else FOUND
-    agents = list(dict.fromkeys(label for label, _, _ in results))
+    code = OK if all(r.decision.allowed for r in results) else FOUND
+    agents = list(dict.fromkeys(r.agent for r in results))
     if out.json:
-        allowed = sum(d.allowed for _, _, d in results)
+        allowed = sum(r.decision.allowed for r in results)
         body = {
             "robots": source,
+            **origins_json(r.origin for r in results),
             "agent": agents[0],
             "agents": agents,
             "purposes": list(args.purpose or ()),
-            "results": [{"agent": label, **decision_json(url, d)} for label, url, d in results],
+            "results": [
+                {"agent": r.agent, **decision_json(r.url, r.decision), "source": r.origin.to_json()}
+                for r in results
+            ],
             "summary": {"total": len(results), "allowed": allowed, "disallowed": len(results) - allowed},
         }
         return out.document("check", body, code)
     several = len(agents) > 1
-    for label, url, decision in results:
-        line = Text.assemble(verdict_text(decision.allowed), "  ", url, "  ")
+    for r in results:
+        line = Text.assemble(verdict_text(r.decision.allowed), "  ", r.url, "  ")
         if several:
-            line.append(f"[{label}]  ", style="bold")
-        detail = (
-            f"line {decision.rule.line}: {rule_label(decision.rule)}" if decision.rule else decision.reason
-        )
+            line.append(f"[{r.agent}]  ", style="bold")
+        rule = r.decision.rule
+        detail = f"line {rule.line}: {rule_label(rule)}" if rule else r.decision.reason
         line.append(f"({detail})", style="dim")
         out.print(line)
+    print_origins(out, (r.origin for r in results))
     return code
 
 
@@ -195,32 +235,46 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
     if len(urls) != 1:
         raise CliError("explain takes one URL: robotskit explain [ROBOTS] URL --agent NAME")
     url = urls[0]
-    bodies = [_explain_one(args, out, source, url, agent) for agent in agents_of(args)]
+    check_url(url)
+    agents = agents_of(args)
+    if source is None or is_url(source):
+        target = _on_authority(source, url)
+        with make_client(args, agents[0]) as client:
+            loaded = load(source or target, args, client)
+            policies: list[Decision | None] = [client.decide(target, agent)[0] for agent in agents]
+    else:
+        target, loaded = url, load(source, args)
+        policies = [None for _ in agents]
+    bodies = [
+        _explain_one(out, loaded, url, target, agent, policy)
+        for agent, policy in zip(agents, policies, strict=True)
+    ]
     code = OK if all(body["allowed"] for body in bodies) else FOUND
     if out.json:
         # The first agent's explanation at the top (one agent is the common case); all in "explanations".
         return out.document("explain", {**bodies[0], "explanations": bodies}, code)
+    print_origins(out, [loaded.origin])
     return code
 
 
 def _explain_one(
-    args: argparse.Namespace, out: Output, source: str | None, url: str, agent: str | robotskit.Agent
+    out: Output,
+    loaded: Loaded,
+    url: str,
+    target: str,
+    agent: str | robotskit.Agent,
+    policy: Decision | None,
 ) -> dict[str, Any]:
-    entry = None
-    if source is None or is_url(source):
-        target = _on_authority(source, url)
-        with make_client(args, agent) as client:
-            loaded = load(source or target, args, client)
-            entry = loaded.entry
-            policy = client.decide(target)
-        robots = loaded.robots
-        # The client's decision carries the fetch outcome; the file, when there is one, explains it.
-        decision = robots.decide(target, agent, explain=True) if robots is not None else policy
+    robots, entry = loaded.robots, loaded.entry
+    # The client's decision carries the fetch outcome; the file, when there is one, explains it.
+    if robots is not None:
+        decision = robots.decide(target, agent, explain=True)
     else:
-        robots = robotskit.parse(read_local(source), args.profile)
-        decision = robots.decide(url, agent, explain=True)
+        assert policy is not None  # no file: only a fetch gives none, and then the client decided
+        decision = policy
     body = {
-        "robots": source,
+        "robots": loaded.source if loaded.entry is None else loaded.entry.robots_url,
+        "source": loaded.origin.to_json(),
         "agent": agent_label(agent),
         **decision_json(url, decision),
         "fetch": entry_json(entry) if entry else None,

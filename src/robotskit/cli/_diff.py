@@ -31,15 +31,22 @@ def _deciding(out: Output, label: str, robots: RobotsTxt, decision: Decision) ->
 def cmd_diff(args: argparse.Namespace, out: Output) -> int:
     if args.old == "-" and args.new == "-":
         raise CliError("OLD and NEW cannot both be - (stdin can be read once)")
-    old = load_file(args.old, args)
-    new = load_file(args.new, args)
+    old_loaded, new_loaded = load_file(args.old, args), load_file(args.new, args)
+    old, new = old_loaded.robots, new_loaded.robots
+    assert old is not None and new is not None  # load_file raises when a fetch gave no file
     urls = read_url_file(args.urls) if args.urls else []
     if args.urls and not urls:
         raise CliError(f"no URL in {args.urls}")
     result = diff_verdicts(old, new, urls, agents_of(args, required=False), profile=args.profile)
     code = FOUND if result.changes else OK
     if out.json:
-        return out.document("diff", {"old": args.old, "new": args.new, "diff": result.to_dict()}, code)
+        body = {
+            "old": args.old,
+            "new": args.new,
+            "sources": {"old": old_loaded.origin.to_json(), "new": new_loaded.origin.to_json()},
+            "diff": result.to_dict(),
+        }
+        return out.document("diff", body, code)
     for change in result.changes:
         out.print(
             Text.assemble(
@@ -66,4 +73,6 @@ def cmd_diff(args: argparse.Namespace, out: Output) -> int:
             style="bold",
         )
     )
+    out.print(Text(f"old: {old_loaded.origin.describe()}", style="dim"))
+    out.print(Text(f"new: {new_loaded.origin.describe()}", style="dim"))
     return code

@@ -16,12 +16,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import robotskit
+from robotskit.cli._origin import FILE, STDIN, Origin, fetch_entry
 from robotskit.core.agents import product_token
 from robotskit.core.profiles import profile_for_url
+from robotskit.errors import FetchError
+from robotskit.fetch.gemini import TofuStore
+from robotskit.policy.authority import authority_key
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
-    from robotskit.client.clients import RobotsClient
+    from robotskit.core.model import Decision
     from robotskit.policy.flow import RobotsEntry
 
 __all__ = [
@@ -29,16 +33,19 @@ __all__ = [
     "FOUND",
     "OK",
     "URL_SCHEMES",
+    "CliClient",
     "CliError",
     "Loaded",
     "agent_of",
     "agent_value",
     "agents_of",
+    "cache_spec",
     "default_cache_path",
     "is_url",
     "load",
     "load_file",
     "make_client",
+    "pins_path",
     "profile_of",
     "read_local",
     "read_url_file",
@@ -69,7 +76,8 @@ def default_cache_path() -> Path:
     return root / "robotskit" / "robots.db"
 
 
-def _cache_spec(args: argparse.Namespace) -> str:
+def cache_spec(args: argparse.Namespace) -> str:
+    """The cache URL: memory:// with --no-cache, a cache URL as given, else a SQLite file."""
     if args.no_cache:
         return "memory://"
     if args.cache and "://" in args.cache:
@@ -116,29 +124,95 @@ def read_local(source: str) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A ROBOTS argument, read: the parsed file (None if the fetch gave no file) and where it came from."""
+    """A ROBOTS argument, read: the parsed file (None if the fetch gave no file), the fetch entry
+    when it was a URL, and where it came from (`origin`: file, stdin, fetched, cached or stale)."""
 
     source: str
     robots: RobotsTxt | None
+    origin: Origin
     entry: RobotsEntry | None = None
 
 
-def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> RobotsClient:
-    from robotskit.client.clients import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+class _RecordingTofu(TofuStore):
+    """The CLI's pins: a TofuStore that also remembers a changed certificate, to report it as such."""
 
+    def __init__(self, path: Path | None) -> None:
+        super().__init__(path)
+        self.changed: dict[str, tuple[str, str]] = {}  # host:port -> (pinned, presented)
+
+    def check(
+        self, host: str, port: int, sha256: str, *, expires: float | None = None, url: str = ""
+    ) -> None:
+        pinned = self.get(host, port)
+        try:
+            super().check(host, port, sha256, expires=expires, url=url)
+        except FetchError:
+            if pinned is not None:
+                self.changed[self.key(host, port)] = (pinned.sha256, sha256.lower())
+            raise
+
+
+def pins_path(args: argparse.Namespace) -> Path | None:
+    """Where Gemini certificate pins persist: beside the SQLite cache (None with --no-cache)."""
+    if getattr(args, "no_cache", False):
+        return None
+    cache = getattr(args, "cache", None)
+    base = Path(cache) if cache and "://" not in cache else default_cache_path()
+    return base.parent / "gemini-pins.json"
+
+
+class CliClient:
+    """The client a command fetches with, and the Gemini pins it trusts on first use (persisted)."""
+
+    def __init__(self, args: argparse.Namespace, agent: str | robotskit.Agent) -> None:
+        from robotskit.client.clients import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+        from robotskit.fetch.gemini import GeminiFetcher  # noqa: PLC0415
+
+        path = pins_path(args)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.tofu = _RecordingTofu(path)
+        self.refresh = bool(getattr(args, "refresh", False))
+        self.client = RobotsClient(
+            agent,
+            user_agent=getattr(args, "user_agent", None),
+            cache=cache_spec(args),
+            profile=getattr(args, "profile", None),
+            timeout=args.timeout,
+            fetchers={"gemini": GeminiFetcher(self.tofu)},
+        )
+        # authority -> where its answer came from (the first lookup's origin: a later one in
+        # the same command is answered from the cache but is just as fresh)
+        self.origins: dict[str, Origin] = {}
+
+    def lookup(self, url: str) -> tuple[RobotsEntry, Origin]:
+        """`url`'s robots.txt entry and its origin; --refresh refetches once per authority."""
+        key = authority_key(url)
+        entry, origin = fetch_entry(self.client, url, refresh=self.refresh and key not in self.origins)
+        return entry, self.origins.setdefault(key, origin)
+
+    def decide(self, url: str, agent: str | robotskit.Agent) -> tuple[Decision, Origin]:
+        _, origin = self.lookup(url)
+        return self.client.decide(url, agent), origin
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> CliClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> CliClient:
     if agent is None:
         agents = agents_of(args, required=False)
         agent = agents[0] if agents else "robotskit"
-    return RobotsClient(
-        agent,
-        user_agent=getattr(args, "user_agent", None),
-        cache=_cache_spec(args),
-        profile=getattr(args, "profile", None),
-        timeout=args.timeout,
-    )
+    return CliClient(args, agent)
 
 
-def load(source: str, args: argparse.Namespace, client: RobotsClient | None = None) -> Loaded:
+def load(source: str, args: argparse.Namespace, client: CliClient | None = None) -> Loaded:
     """Read ROBOTS: a file or stdin is parsed; a robots.txt URL is fetched through the client.
 
     The profile is `--profile`, else the one the URL's scheme implies (gemini for gemini://), so
@@ -146,17 +220,16 @@ def load(source: str, args: argparse.Namespace, client: RobotsClient | None = No
     """
     profile = profile_of(args, source)
     if is_url(source):
-        own = client is None
-        active = client or make_client(args, "robotskit")
-        try:
-            entry = active.lookup(source)
-        finally:
-            if own:
-                active.close()
-        return Loaded(source, entry.parsed(profile), entry)
+        if client is not None:
+            entry, origin = client.lookup(source)
+        else:
+            with make_client(args, "robotskit") as own:
+                entry, origin = own.lookup(source)
+        return Loaded(source, entry.parsed(profile), origin, entry)
     if "://" in source:
         raise CliError(f"unsupported URL scheme in {source!r}: use one of {', '.join(URL_SCHEMES)}")
-    return Loaded(source, robotskit.parse(read_local(source), profile))
+    origin = Origin(STDIN, "-") if source == "-" else Origin(FILE, source)
+    return Loaded(source, robotskit.parse(read_local(source), profile), origin)
 
 
 def warn(message: str) -> None:
@@ -219,9 +292,10 @@ def read_url_file(path: str) -> list[str]:
     return [s for s in (line.strip() for line in text.splitlines()) if s and not s.startswith("#")]
 
 
-def load_file(source: str, args: argparse.Namespace) -> RobotsTxt:
+def load_file(source: str, args: argparse.Namespace) -> Loaded:
     """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2)."""
     loaded = load(source, args)
     if loaded.robots is None:
-        raise CliError(f"cannot read {source}: {loaded.entry.reason if loaded.entry else 'no file'}")
-    return loaded.robots
+        reason = loaded.entry.reason if loaded.entry else "no file"
+        raise CliError(f"cannot read {source}: {reason} ({loaded.origin.describe()})")
+    return loaded
