@@ -135,3 +135,11 @@ def test_audit_uses_the_chain() -> None:
     assert any("obeys the Googlebot group" in note for note in image.notes)
     bing = report.get("Bingbot")
     assert bing is not None and bing.status == "none" and bing.obeys == "*"
+
+
+def test_chain_without_any_group_and_no_star() -> None:
+    """No group names the chain and there is no `*` group: allowed, and the reason claims no `*`."""
+    robots = robotskit.parse(b"User-agent: otherbot\nDisallow: /\n")
+    decision = robots.decide("https://x.test/a", Agent.crawler("Applebot"))
+    assert decision.allowed
+    assert decision.reason == "no group applies (no group names applebot nor its fallbacks googlebot)"

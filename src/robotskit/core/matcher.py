@@ -292,7 +292,8 @@ class View:
             if token in self.index:
                 return [token], f"no group names {own}; {token} decides, next in its fallback chain"
             tried.append(token)
-        return names, f"no group names {own} nor its fallbacks {', '.join(tried)}; the * groups apply"
+        star = "; the * groups apply" if self.global_groups else ""
+        return names, f"no group names {own} nor its fallbacks {', '.join(tried)}{star}"
 
     def _make_plan(self, profile: Profile, agent: Agent) -> Plan:
         names = [self._caller_token(profile, name) for name in agent.names]
