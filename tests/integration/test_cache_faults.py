@@ -302,3 +302,25 @@ def test_redis_url_forms_and_no_password_in_logs(caplog: pytest.LogCaptureFixtur
     assert any("user:***@" in m for m in _warnings(caplog))
     cache.close()
     secret.close()
+
+
+def test_async_client_with_stopped_redis_answers_from_memory(server: RedisServer) -> None:
+    """The asyncio client, too: a stopped Redis raises nothing and each authority is fetched once per TTL."""
+    import asyncio
+
+    from robotskit.client import AsyncRobotsClient
+    from robotskit.testing import AsyncMockFetcher
+
+    fetcher = AsyncMockFetcher({ROBOTS: http_response(200, BODY)})
+    cache = RedisCache(server.url, prefix="async:")
+    server.stop()
+
+    async def crawl() -> list[bool]:
+        client = AsyncRobotsClient("MyBot", cache=cache, fetchers={"https": fetcher}, clock=FrozenClock())
+        answers = [await client.allowed(f"https://example.com/private/{i}") for i in range(5)]
+        await client.close()
+        return answers
+
+    assert asyncio.run(crawl()) == [False] * 5
+    assert fetcher.count() == 1
+    cache.close()
