@@ -24,7 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from robotskit.core.agents import Agent
+from robotskit.core.agents import Agent, as_agent
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, cap_line, lex_line, prepare, split_lines
 from robotskit.core.model import LineKind
 from robotskit.document import RobotsTxt, parse
@@ -155,6 +155,8 @@ def answers(
     request-rate and sitemaps. The whole parse for a small body, a reduced one for a large body."""
     if len(body) < REDUCE_FROM:
         return full_parse(body, truncated, profile, robots_url)
+    if not isinstance(agent, str | Agent):
+        as_agent(agent)  # InvalidArgument, as the whole parse would raise (not a TypeError of the key)
 
     def build() -> RobotsTxt:
         whole = _parse_body(body, truncated, profile, robots_url)  # transient
