@@ -17,6 +17,7 @@ from robotskit.cli._check import cmd_check, cmd_explain
 from robotskit.cli._fetch import cmd_fetch
 from robotskit.cli._lint import cmd_lint
 from robotskit.cli._output import Output
+from robotskit.cli._serve import add_serve
 from robotskit.cli._sources import ERROR, CliError, default_cache_path
 from robotskit.errors import RobotskitError
 
@@ -120,6 +121,7 @@ def build_parser(*, with_batch: bool = True) -> argparse.ArgumentParser:
     explain.add_argument("--robots", help="ROBOTS given explicitly")
     explain.set_defaults(handler=cmd_explain)
     _add_file_commands(sub, common)
+    add_serve(sub)
     _add_batch(sub, real=with_batch)
     return parser
 
