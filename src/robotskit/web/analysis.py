@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import robotskit
-from robotskit import Decision, Diagnostic, Rule, RobotsTxt
+from robotskit import Decision, Diagnostic, RobotsTxt, Rule
 from robotskit.audit import audit
 from robotskit.audit.crawlers import CATEGORIES, load_crawlers
 from robotskit.lint import lint
@@ -43,7 +43,14 @@ def _decide(robots: RobotsTxt, url: str, agent: str, *, explain: bool = False) -
 
 def _verdict(url: str, agent: str, decision: Decision | str) -> JSON:
     if isinstance(decision, str):
-        return {"url": url, "agent": agent, "allowed": None, "verdict": "error", "line": None, "error": decision}
+        return {
+            "url": url,
+            "agent": agent,
+            "allowed": None,
+            "verdict": "error",
+            "line": None,
+            "error": decision,
+        }
     rule = decision.rule
     return {
         "url": url,
@@ -106,7 +113,11 @@ def explain_json(robots_txt: str, url: str, agent: str, profile: str | None) -> 
             matched.setdefault((rule.line, str(rule.kind), rule.pattern), _rule_json(rule))
     deciding = decision.rule
     for key, item in matched.items():
-        item["deciding"] = deciding is not None and key == (deciding.line, str(deciding.kind), deciding.pattern)
+        item["deciding"] = deciding is not None and key == (
+            deciding.line,
+            str(deciding.kind),
+            deciding.pattern,
+        )
     answer["path"] = decision.path
     answer["groups"] = list(decision.groups)
     answer["tokens"] = list(decision.tokens)

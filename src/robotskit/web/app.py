@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from importlib import resources
 from typing import Any
@@ -31,7 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from robotskit import AsyncRobotsClient, Outcome, RobotskitError, RobotsEntry
+from robotskit import AsyncRobotsClient, Outcome, RobotsEntry, RobotskitError
 from robotskit.web import analysis
 from robotskit.web.guard import LOOPBACK_HOSTS, Guard
 from robotskit.web.inputs import (
@@ -46,6 +47,7 @@ from robotskit.web.inputs import (
 __all__ = ["create_app"]
 
 _SCHEMES = ("http", "https", "ftp", "gemini")
+_BARE_HOST = re.compile(r"[A-Za-z0-9.-]+(:[0-9]+)?(/\S*)?\Z")  # `example.com`, `example.com:8080/x`
 # What a fetch outcome means for crawling, in the words of RFC 9309 2.3.1.3 and 2.3.1.4.
 _POLICY = {
     Outcome.OK: "the file's rules apply",
@@ -109,13 +111,15 @@ def _diff(body: object) -> Any:
 
 def _site_url(text: str) -> str:
     """`example.com` is taken as `https://example.com/`; other schemes must be ones robotskit fetches."""
+    if "://" not in text and not _BARE_HOST.match(text):
+        raise InputError(f"not a site address: {text!r}; use one of {', '.join(_SCHEMES)}://host/")
     url = text if "://" in text else f"https://{text}"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError as exc:
         raise InputError(f"not a URL: {text!r} ({exc})") from None
-    if parts.scheme.lower() not in _SCHEMES or not parts.hostname:
+    if parts.scheme.lower() not in _SCHEMES or not parts.hostname or "@" in parts.netloc:
         raise InputError(f"not a site address: {text!r}; use one of {', '.join(_SCHEMES)}://host/")
     return url
 
