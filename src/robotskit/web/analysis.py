@@ -58,7 +58,6 @@ def _verdict(url: str, agent: str, decision: Decision | str) -> JSON:
         "allowed": decision.allowed,
         "verdict": "allowed" if decision.allowed else "disallowed",
         "line": rule.line if rule is not None else None,
-        "rule": _rule_json(rule) if rule is not None else None,
         "reason": decision.reason,
         "profile": decision.profile,
     }

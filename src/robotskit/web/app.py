@@ -169,13 +169,15 @@ class _Fetcher:
 
     async def endpoint(self, request: Request) -> Response:
         try:
-            req = fetch_request(await _read_json(request))
-            url = _site_url(req.url)
-            entry = await self.get().lookup(url)
+            url = _site_url(fetch_request(await _read_json(request)).url)
         except InputError as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)
+        try:
+            # Network failures are outcomes (unreachable), not errors; this catches what the
+            # client refuses outright, such as a URL it cannot fetch.
+            entry = await self.get().lookup(url)
         except RobotskitError as exc:
-            return JSONResponse({"error": f"cannot fetch {req.url}: {exc}"}, status_code=422)
+            return JSONResponse({"error": f"cannot fetch {url}: {exc}"}, status_code=422)
         return JSONResponse(entry_json(entry))
 
 

@@ -275,6 +275,12 @@
 
   // ---- audit and diff
 
+  function auditNotes(c) {
+    const ignored = c.ignored_rules.slice(0, 3).map((r) => `line ${r.line} ignored: ${r.reason}`);
+    if (c.ignored_rules.length > 3) ignored.push(`${c.ignored_rules.length - 3} more ignored rules`);
+    return [...c.notes, ...ignored].join("; ");
+  }
+
   function renderAudit() {
     const data = state.audit;
     if (!data) return;
@@ -290,7 +296,7 @@
           el("td", {}, c.categories.join(", ")),
           el("td", { class: `status ${c.status}` }, { full: "blocked", partial: "partly blocked", none: "allowed" }[c.status] || c.status),
           el("td", {}, c.groups.length ? c.groups.map((g) => `L${g}`).join(" ") : "none"),
-          el("td", { class: "notes" }, [...c.notes, ...c.ignored_rules.map((r) => `line ${r.line} ignored: ${r.reason}`)].join("; ")),
+          el("td", { class: "notes" }, auditNotes(c)),
         ),
       );
     const s = data.summary;
@@ -341,7 +347,8 @@
 
   function setBaseline(text, label) {
     state.baseline = { text, label };
-    $("baseline").textContent = `Baseline: ${label} (${text.split("\n").length} lines).`;
+    const count = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    $("baseline").textContent = `Baseline: ${label} (${count} lines).`;
   }
 
   // ---- updating as the user types
