@@ -144,6 +144,30 @@ def test_keyboard_only_reaches_cells_and_marks_lines(page: Page) -> None:
     page.wait_for_selector('[data-deciding-line="6"]')  # GPTBot: Disallow: /
 
 
+def test_editing_the_file_updates_the_grid_without_a_reload(page: Page) -> None:
+    """Typing in the editor changes the verdicts in place: the page (and a flag set on it) stays."""
+    fill_grid(page)
+    page.wait_for_selector(cell(URLS[0], "MyBot") + '[data-verdict="allowed"]')
+    page.evaluate("window.__same_page = true")
+    page.click("#robots")
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nUser-agent: MyBot\nDisallow: /\n")
+    page.wait_for_selector(cell(URLS[0], "MyBot") + '[data-verdict="disallowed"]')
+    assert page.evaluate("window.__same_page") is True
+
+
+def test_a_lint_entry_selects_its_line_in_the_editor(page: Page) -> None:
+    """The "line N" button of a finding selects that line and marks it (not as a deciding line)."""
+    fill_grid(page)
+    page.click('#lint button[data-goto-line="7"]')
+    page.wait_for_selector('[data-focus-line="7"]')
+    assert page.locator("[data-deciding-line]").count() == 0
+    selected = page.evaluate(
+        "(t => t.value.slice(t.selectionStart, t.selectionEnd))(document.querySelector('#robots'))"
+    )
+    assert selected == "Disalow /typo"
+
+
 def test_profile_choice_changes_the_verdicts(page: Page) -> None:
     """Rules before any user-agent line bind every agent under the gemini profile only."""
     fill_grid(page, "Disallow: /private/\n")

@@ -13,7 +13,8 @@
 
   const state = {
     lint: new Map(), // line -> [finding]
-    deciding: null, // line number highlighted in the editor
+    deciding: null, // the deciding line of the chosen cell, highlighted in the editor
+    focusLine: null, // the line a "line N" button went to
     selected: null, // {url, agent} of the chosen grid cell
     verdicts: [],
     baseline: null, // {text, label}
@@ -90,10 +91,12 @@
     for (let n = first; n <= last; n++) {
       const top = `${(n - 1) * state.lineHeight}px`;
       const isDeciding = state.deciding === n;
+      const isFocus = state.focusLine === n;
       const line = el("div", {
-        class: isDeciding ? "line deciding" : "line",
+        class: `line${isDeciding ? " deciding" : ""}${isFocus ? " focus" : ""}`,
         "data-line": n,
         "data-deciding-line": isDeciding ? n : null,
+        "data-focus-line": isFocus ? n : null,
       });
       line.style.top = top;
       back.append(line);
@@ -120,8 +123,9 @@
     gutter.style.transform = `translateY(${-robots.scrollTop}px)`;
   }
 
-  function showLine(n) {
-    state.deciding = n;
+  function showLine(n, focusOnly) {
+    if (focusOnly) state.focusLine = n;
+    else state.deciding = n;
     if (n) {
       const target = (n - 1) * state.lineHeight;
       if (target < robots.scrollTop || target > robots.scrollTop + robots.clientHeight - 2 * state.lineHeight) {
@@ -139,7 +143,7 @@
     if (end < 0) end = text.length;
     robots.focus();
     robots.setSelectionRange(start, end);
-    showLine(n);
+    showLine(n, true);
   }
 
   function renderLint(findings) {
