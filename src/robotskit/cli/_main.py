@@ -19,6 +19,7 @@ from robotskit.cli._lint import cmd_lint
 from robotskit.cli._output import Output
 from robotskit.cli._serve import add_serve
 from robotskit.cli._sources import ERROR, CliError, default_cache_path
+from robotskit.core.profiles import PROFILES
 from robotskit.errors import RobotskitError
 
 __all__ = ["build_parser", "main"]
@@ -63,7 +64,7 @@ def _options() -> dict[str, argparse.ArgumentParser]:
     profile = argparse.ArgumentParser(add_help=False)
     profile.add_argument(
         "--profile",
-        choices=("rfc9309", "google", "gemini"),
+        choices=tuple(PROFILES),
         help="semantics (default: by URL scheme, gemini for gemini://, else rfc9309)",
     )
     fetching = argparse.ArgumentParser(add_help=False)

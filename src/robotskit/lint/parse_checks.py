@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from robotskit.core.model import Diagnostic, LineKind
+from robotskit.core.profiles import get_profile
 from robotskit.lint.context import RULE_KINDS, Check, Context, lines_of, records_of
 
 __all__ = ["CHECKS"]
@@ -90,8 +91,8 @@ def _size_limit(ctx: Context) -> Iterable[Diagnostic]:
 
 
 def _rule_before_agent(ctx: Context) -> Iterable[Diagnostic]:
-    if ctx.profile == "gemini":
-        return  # the Gemini companion applies them to every agent (SPEC.md 1)
+    if get_profile(ctx.profile).preamble_applies:
+        return  # the Gemini companion applies them to every agent
     for line in ctx.robots.lines:
         if line.kind is LineKind.USER_AGENT:
             return

@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from robotskit.core.model import Diagnostic
+from robotskit.core.profiles import RFC9309
 from robotskit.errors import UnknownProfile
 from robotskit.lint import parse_checks as _lint_parse
 from robotskit.lint import rule_checks as _lint_rules
@@ -47,7 +48,7 @@ def lint(
     `select` and `ignore` are ids or id prefixes (`RK3`); see `wanted` for how they combine.
     Raises `ValueError` for a selector that names no id.
     """
-    chosen = profile or robots.profile or "rfc9309"
+    chosen = profile or robots.profile or RFC9309
     if chosen not in PROFILES:
         raise UnknownProfile(f"unknown profile {chosen!r}; expected one of {', '.join(PROFILES)}")
     select, ignore = check_selectors(select), check_selectors(ignore)

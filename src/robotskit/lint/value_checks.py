@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from robotskit.ai_prefs.lookup import SIGNAL_KEYS, USAGE_LABELS, parse_sf_dictionary
 from robotskit.core.model import Diagnostic, LineKind, Severity
+from robotskit.core.profiles import get_profile
 from robotskit.lint.context import (
     INFO,
     RULE_KINDS,
@@ -49,7 +50,6 @@ _UNSUPPORTED: Mapping[str, tuple[Severity, str]] = {
     "clean-param": (INFO, "`clean-param` is a Yandex extension; RFC 9309 and Google ignore it"),
     "visit-time": (INFO, "`visit-time` is not in RFC 9309; Google ignores it"),
 }
-_GOOGLE_IGNORES = frozenset({"crawl-delay", "request-rate"})
 _ALL_KEYS = sorted({*_KNOWN_RECORDS, *_UNSUPPORTED, "user-agent", "allow", "disallow", "sitemap"})
 _SIGNAL_USE = frozenset({"immediate", "reference", "full"})  # Cloudflare's auxiliary `use=`
 _HTML_START = (b"<!doctype html", b"<html", b"<head", b"<body", b"<?xml")
@@ -61,7 +61,7 @@ def _directives(ctx: Context) -> Iterable[Diagnostic]:
         if key in _UNSUPPORTED:
             severity, why = _UNSUPPORTED[key]
             yield ctx.on_key("RK202", line, f"'{line.key}' has no effect for most crawlers", why, severity)
-        elif key in _GOOGLE_IGNORES and ctx.profile == "google":
+        elif key in get_profile(ctx.profile).ignored_records:
             yield ctx.on_key(
                 "RK202",
                 line,

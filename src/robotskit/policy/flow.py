@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from robotskit.core.model import Decision
+from robotskit.core.profiles import get_profile, profile_for_url
 from robotskit.document import RobotsTxt, parse
 from robotskit.errors import FetchError
 from robotskit.policy.authority import authority_key
@@ -367,7 +368,7 @@ def resolve_profile(profile: str | None, url: str) -> str:
     """SPEC.md 1: no explicit profile means `gemini` for gemini:// URLs, `rfc9309` otherwise."""
     if profile is not None:
         return profile
-    return "gemini" if urlsplit(url).scheme.lower() == "gemini" else "rfc9309"
+    return profile_for_url(url).name
 
 
 def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None = None) -> Decision:
@@ -392,7 +393,7 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
         reason = f"robots.txt unavailable ({why}): everything allowed"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")
     path = urlsplit(url).path
-    if path == "/robots.txt" and name != "google":
+    if path == "/robots.txt" and get_profile(name).robots_txt_always_allowed:
         # RFC 9309 2.2.2: /robots.txt is implicitly allowed, or a crawler could never retry.
         reason = "implicitly allowed /robots.txt"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, path=path, source=fetched)
