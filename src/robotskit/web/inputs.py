@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from robotskit import PROFILES
+
 __all__ = [
     "MAX_AGENTS",
     "MAX_AGENT_CHARS",
@@ -38,7 +40,7 @@ MAX_URL_CHARS = 8_192
 MAX_AGENT_CHARS = 512
 # Two files (a diff) plus the longest URL and agent lists, with room for JSON escaping.
 MAX_BODY_BYTES = 4 * MAX_FILE_BYTES + MAX_URLS * 256 + MAX_AGENTS * MAX_AGENT_CHARS
-PROFILE_NAMES = ("rfc9309", "google", "gemini")
+PROFILE_NAMES = tuple(PROFILES)  # rfc9309, google, gemini
 
 
 class InputError(Exception):
