@@ -98,3 +98,22 @@ def test_loopback_names_and_page_addresses() -> None:
     assert page_url("::1", 8009) == "http://[::1]:8009/"
     assert page_url("0.0.0.0", 80) == "http://127.0.0.1:80/"
     assert page_url("127.0.0.1", 8009) == "http://127.0.0.1:8009/"
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--port", "70000"], "not a port"),
+        (["--port", "-1"], "not a port"),
+        (["--timeout", "0"], "positive number of seconds"),
+        (["--timeout", "nan"], "positive number of seconds"),
+    ],
+)
+def test_bad_options_are_usage_errors(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Out-of-range ports and timeouts exit 2 with the reason, before anything is bound."""
+    from robotskit.cli import main
+
+    assert main(["serve", *argv]) == 2
+    assert words in capsys.readouterr().err

@@ -47,22 +47,29 @@ def _cache_spec(args: argparse.Namespace) -> str:
     return f"sqlite://{path.resolve()}"
 
 
+def _usage(message: str) -> int:
+    print(f"robotskit: error: {message}", file=sys.stderr)
+    return _EXIT_USAGE
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the tester until Ctrl-C; exit 2 when the web extra is missing or the port is taken."""
     try:
         from robotskit.web.server import serve  # noqa: PLC0415 - optional extra
     except ImportError as exc:
-        print(
-            f"robotskit: error: robotskit serve needs the web extra (starlette, uvicorn): "
-            f"pip install 'robotskit[web]' ({exc})",
-            file=sys.stderr,
+        return _usage(
+            f"robotskit serve needs the web extra (starlette, uvicorn): pip install 'robotskit[web]' ({exc})"
         )
-        return _EXIT_USAGE
     if not 0 <= args.port <= 65535:
-        print(f"robotskit: error: --port {args.port} is not a port (0-65535)", file=sys.stderr)
-        return _EXIT_USAGE
+        return _usage(f"--port {args.port} is not a port (0-65535)")
+    if not args.timeout > 0:
+        return _usage(f"--timeout must be a positive number of seconds, not {args.timeout}")
     try:
-        serve(args.host, args.port, cache=_cache_spec(args), timeout=args.timeout)
+        cache = _cache_spec(args)
+    except OSError as exc:
+        return _usage(f"cannot create the cache directory: {exc}")
+    try:
+        serve(args.host, args.port, cache=cache, timeout=args.timeout)
     except OSError as exc:
         print(f"robotskit: error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return _EXIT_USAGE
