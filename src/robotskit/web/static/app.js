@@ -21,6 +21,7 @@
     crawlers: [],
     audit: null,
     seq: 0,
+    explainSeq: 0,
     lineHeight: 20,
   };
 
@@ -239,8 +240,10 @@
 
   async function explain(url, agent) {
     const box = $("explain");
+    const seq = ++state.explainSeq;
     try {
       const data = await post("/api/explain", { robots_txt: robots.value, url, agent, profile: profile.value || null });
+      if (seq !== state.explainSeq) return; // a later click or edit asked again
       const text = robots.value.split("\n");
       const head = el(
         "p",
