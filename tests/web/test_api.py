@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 import robotskit
@@ -246,3 +248,46 @@ def test_the_page_and_its_assets_are_served_with_a_strict_policy(client: TestCli
     missing = client.get("/nope")
     assert missing.status_code == 404
     assert "error" in missing.json()
+
+
+def test_lone_surrogates_are_echoed_exactly(client: TestClient) -> None:
+    """JSON strings may hold lone surrogates; they come back as sent instead of breaking the answer."""
+    body = json.dumps(
+        {"robots_txt": "User-agent: *\nDisallow: /\ud800\n", "urls": ["/\ud800"], "agents": ["\udfff"]}
+    )
+    response = client.post("/api/decide", content=body)
+    assert response.status_code == 200
+    verdict = json.loads(response.content)["verdicts"][0]
+    assert (verdict["url"], verdict["agent"], verdict["line"]) == ("/\ud800", "\udfff", 2)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+_fields = st.fixed_dictionaries(
+    {},
+    optional={
+        "robots_txt": st.text(max_size=200) | _json_values,
+        "old_robots_txt": st.text(max_size=200) | _json_values,
+        "urls": st.lists(st.text(max_size=40), max_size=5) | _json_values,
+        "agents": st.lists(st.text(max_size=20), max_size=4) | _json_values,
+        "profile": st.sampled_from([None, "", "rfc9309", "google", "gemini", "bing"]) | _json_values,
+        "url": st.text(max_size=40) | _json_values,
+        "agent": st.text(max_size=20) | _json_values,
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    path=st.sampled_from(["/api/decide", "/api/explain", "/api/audit", "/api/diff"]),
+    body=_fields | _json_values,
+)
+def test_any_json_gets_an_answer_or_a_4xx_never_a_crash(client: TestClient, path: str, body: object) -> None:
+    """Whatever JSON arrives, the answer is 200 or a 4xx with an error message: never a 500."""
+    response = client.post(path, content=json.dumps(body))
+    assert response.status_code in (200, 400, 413), response.text
+    if response.status_code != 200:
+        assert response.json()["error"]

@@ -28,7 +28,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse as StarletteJSONResponse
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -56,6 +57,14 @@ _POLICY = {
 }
 
 Handler = Callable[[Request], Awaitable[Response]]
+
+
+class JSONResponse(StarletteJSONResponse):
+    """JSON with every non-ASCII character escaped: a lone surrogate in an echoed URL or agent
+    (valid in JSON strings, not encodable as UTF-8) comes back exactly instead of failing."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 async def _read_json(request: Request) -> object:
@@ -194,9 +203,9 @@ async def _crawlers(request: Request) -> Response:
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
-    status = exc.status_code if isinstance(exc, HTTPException) else 500
-    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-    return JSONResponse({"error": detail}, status_code=status)
+    if isinstance(exc, HTTPException):
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+    return JSONResponse({"error": "internal error (a bug in robotskit: please report it)"}, status_code=500)
 
 
 def create_app(
@@ -232,6 +241,6 @@ def create_app(
     return Starlette(
         routes=routes,
         middleware=[Middleware(Guard, allowed_hosts=allowed_hosts)],
-        exception_handlers={HTTPException: _http_error},
+        exception_handlers={HTTPException: _http_error, Exception: _http_error},
         lifespan=lifespan,
     )
