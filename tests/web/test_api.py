@@ -112,26 +112,39 @@ def test_audit_reports_the_bundled_crawlers(client: TestClient) -> None:
 def test_diff_lists_only_the_cells_whose_verdict_changes(client: TestClient) -> None:
     """/api/diff compares two files over the same grid and reports before and after per changed cell."""
     draft = ROBOTS.replace("Allow: /private/press/\n", "")
-    response = client.post(
-        "/api/diff",
-        json={
+    urls, agents = ["/private/press/a", "/private/x", "/"], ["bot", "GPTBot"]
+    body = {"old_robots_txt": ROBOTS, "robots_txt": draft, "urls": urls, "agents": agents, "profile": None}
+    answer = client.post("/api/diff", json=body).json()
+    assert answer["compared"] == 6
+    [change] = answer["changes"]
+    assert (change["url"], change["agent"]) == ("/private/press/a", "bot")
+    assert (change["before"]["allowed"], change["before"]["line"]) == (True, 3)
+    assert (change["after"]["allowed"], change["after"]["line"]) == (False, 2)
+
+
+def test_diff_is_the_engine_of_robotskit_diff(client: TestClient) -> None:
+    """The answer is robotskit.diff_verdicts(...).to_dict() (schema robotskit.diff/1), with lines added;
+    without URLs and agents it compares the files' own paths and agents, as `robotskit diff` does."""
+    draft = ROBOTS.replace("User-agent: GPTBot\n", "User-agent: CCBot\n")
+    for urls, agents in ((["/", "/private/press/x"], ["GPTBot", "CCBot", "x"]), ([], [])):
+        body = {
             "old_robots_txt": ROBOTS,
             "robots_txt": draft,
-            "urls": ["/private/press/a", "/private/x", "/"],
-            "agents": ["bot", "GPTBot"],
-            "profile": None,
-        },
-    )
-    answer = response.json()
-    assert answer["compared"] == 6
-    assert answer["changes"] == [
-        {
-            "url": "/private/press/a",
-            "agent": "bot",
-            "before": {"allowed": True, "line": 3},
-            "after": {"allowed": False, "line": 2},
+            "urls": urls,
+            "agents": agents,
+            "profile": "google",
         }
-    ]
+        answer = client.post("/api/diff", json=body).json()
+        expected = robotskit.diff_verdicts(
+            robotskit.parse(ROBOTS, "google"), robotskit.parse(draft, "google"), urls, agents
+        ).to_dict()
+        for change in answer["changes"]:
+            for side in (change["before"], change["after"]):
+                assert side.pop("line") == (side["rule"]["line"] if side["rule"] else None)
+        assert answer.pop("compared") == expected["summary"]["compared"]
+        assert answer == expected
+        assert answer["schema"] == "robotskit.diff/1"
+        assert answer["changes"]
 
 
 def test_crawlers_endpoint_lists_the_bundled_table_by_category(client: TestClient) -> None:

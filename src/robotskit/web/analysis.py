@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import robotskit
-from robotskit import Decision, Diagnostic, RobotsTxt, Rule
+from robotskit import Decision, Diagnostic, RobotsTxt, Rule, diff_verdicts
 from robotskit.audit import audit
 from robotskit.audit.crawlers import CATEGORIES, load_crawlers
 from robotskit.lint import lint
@@ -129,24 +129,21 @@ def audit_json(robots_txt: str, profile: str | None) -> JSON:
     return audit(robotskit.parse(robots_txt, profile)).to_dict()
 
 
-def _cell(decision: Decision | str) -> JSON:
-    if isinstance(decision, str):
-        return {"allowed": None, "line": None, "error": decision}
-    return {"allowed": decision.allowed, "line": decision.rule.line if decision.rule else None}
-
-
 def diff_json(
     old_txt: str, new_txt: str, urls: Sequence[str], agents: Sequence[str], profile: str | None
 ) -> JSON:
-    """The answer of POST /api/diff: the cells whose verdict differs between the two files."""
+    """The answer of POST /api/diff: `robotskit.diff_verdicts` (the engine of `robotskit diff`).
+
+    Its `to_dict()` (schema robotskit.diff/1), plus `compared` and, in each side of a change, the
+    deciding `line` (or None), which the page shows beside the verdict.
+    """
     old, new = robotskit.parse(old_txt, profile), robotskit.parse(new_txt, profile)
-    changes: list[JSON] = []
-    for url in urls:
-        for agent in agents:
-            before, after = _cell(_decide(old, url, agent)), _cell(_decide(new, url, agent))
-            if before["allowed"] != after["allowed"]:
-                changes.append({"url": url, "agent": agent, "before": before, "after": after})
-    return {"changes": changes, "compared": len(urls) * len(agents)}
+    answer = diff_verdicts(old, new, urls, agents).to_dict()
+    for change in answer["changes"]:
+        for side in (change["before"], change["after"]):
+            side["line"] = side["rule"]["line"] if side["rule"] else None
+    answer["compared"] = answer["summary"]["compared"]
+    return answer
 
 
 def crawlers_json() -> JSON:

@@ -327,9 +327,10 @@
     };
     try {
       const data = await post("/api/diff", body, signal);
+      const over = body.urls.length && body.agents.length ? "" : " (the files' own paths and agents, since the grid is empty)";
       const show = (c) => (c.allowed === null ? "error" : `${c.allowed ? "allowed" : "disallowed"}${c.line ? ` · L${c.line}` : ""}`);
       if (!data.changes.length) {
-        out.replaceChildren(el("p", { class: "same" }, `No verdict changes across ${data.compared} URL x agent pairs.`));
+        out.replaceChildren(el("p", { class: "same" }, `No verdict changes across ${data.compared} URL x agent pairs${over}.`));
         return;
       }
       const head = el("tr", {}, ...["URL", "Agent", `Before (${state.baseline.label})`, "After (draft)"].map((h) => el("th", { scope: "col" }, h)));
@@ -344,7 +345,7 @@
         ),
       );
       out.replaceChildren(
-        el("p", {}, `${data.changes.length} of ${data.compared} verdicts change.`),
+        el("p", {}, `${data.changes.length} of ${data.compared} verdicts change${over}.`),
         el("table", { class: "diff-table" }, el("thead", {}, head), el("tbody", {}, ...rows)),
       );
     } catch (err) {
