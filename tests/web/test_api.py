@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 
 import robotskit
 from robotskit.audit.crawlers import load_crawlers
+from robotskit.web import create_app
 from robotskit.web.inputs import MAX_AGENTS, MAX_BODY_BYTES, MAX_CELLS, MAX_FILE_BYTES, MAX_URLS
 
 from .conftest import PAGE
@@ -304,3 +305,28 @@ def test_any_json_gets_an_answer_or_a_4xx_never_a_crash(client: TestClient, path
     assert response.status_code in (200, 400, 413), response.text
     if response.status_code != 200:
         assert response.json()["error"]
+
+
+def test_ipv6_loopback_is_a_page_origin_too(client: TestClient) -> None:
+    """Served on [::1], the page's own Origin passes and another port's is refused."""
+    with TestClient(client.app, base_url="http://[::1]:8009") as other:
+        body = {"robots_txt": "", "urls": [], "agents": []}
+        assert (
+            other.post("/api/decide", json=body, headers={"Origin": "http://[::1]:8009"}).status_code == 200
+        )
+        assert other.post("/api/decide", json=body, headers={"Origin": "http://[::1]:9"}).status_code == 403
+
+
+def test_beyond_loopback_any_host_is_answered_but_origins_still_checked() -> None:
+    """With allowed_hosts=None (a --host beyond loopback) any Host is served; CSRF refusals still hold."""
+    with TestClient(create_app(allowed_hosts=None), base_url="http://tester.lan:8009") as client:
+        body = {"robots_txt": "", "urls": [], "agents": []}
+        assert client.get("/").status_code == 200
+        assert (
+            client.post("/api/decide", json=body, headers={"Origin": "http://tester.lan:8009"}).status_code
+            == 200
+        )
+        assert (
+            client.post("/api/decide", json=body, headers={"Origin": "http://evil.example"}).status_code
+            == 403
+        )
