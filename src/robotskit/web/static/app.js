@@ -437,7 +437,9 @@
     outcome.className = "outcome";
     try {
       const data = await post("/api/fetch", { url: site });
-      outcome.textContent = `${data.robots_url}: ${data.summary}`;
+      const verdict = { unreachable: "disallowed", unavailable: "allowed" }[data.outcome];
+      const none = data.robots_txt === null && verdict ? ` (no file to edit: a crawler treats every URL as ${verdict}; the editor keeps its text)` : "";
+      outcome.textContent = `${data.robots_url}: ${data.summary}${none}`;
       outcome.className = `outcome ${data.outcome}`;
       if (data.robots_txt !== null) {
         robots.value = data.robots_txt;
