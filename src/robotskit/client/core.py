@@ -137,11 +137,12 @@ class ClientCore(Generic[F]):
         return decide(entry, url, self.agent if agent is None else agent, self.profile)
 
     def crawl_delay(self, entry: RobotsEntry, agent: str | Agent | None) -> float | None:
-        robots = entry.parsed(self.profile)
-        return None if robots is None else robots.crawl_delay(self.agent if agent is None else agent)
+        chosen = self.agent if agent is None else agent
+        robots = entry.answers(self.profile, chosen)  # what is kept per authority: docs/client.md
+        return None if robots is None else robots.crawl_delay(chosen)
 
     def sitemaps(self, entry: RobotsEntry) -> tuple[str, ...]:
-        robots = entry.parsed(self.profile)
+        robots = entry.answers(self.profile, self.agent)
         return () if robots is None else robots.sitemaps
 
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile, profile_for_url
-from robotskit.document import RobotsTxt, parse
+from robotskit.document import RobotsTxt
 from robotskit.errors import FetchError, InvalidURL
 from robotskit.policy.authority import authority_key
 
@@ -43,7 +43,7 @@ from robotskit.policy.classify import (
     redirect_target,
 )
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
-from robotskit.policy.parses import PARSES
+from robotskit.policy.parses import answers, full_parse
 
 if TYPE_CHECKING:
     from robotskit.core.agents import Agent
@@ -148,24 +148,15 @@ class RobotsEntry:
         """The body parsed under `profile`; memoised (bounded), since equal bodies parse equally."""
         if not self.has_rules:
             return None
-        return _parse(self.body, self.truncated, profile, self.robots_url)
+        return full_parse(self.body, self.truncated, profile, self.robots_url)
 
-
-def _cut_partial_line(body: bytes) -> bytes:
-    """SPEC.md 2: a line cut by the size limit is dropped (the adapter cut, not the parser)."""
-    end = max(body.rfind(b"\n"), body.rfind(b"\r"))
-    return body[: end + 1]
-
-
-def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -> RobotsTxt:
-    def build() -> RobotsTxt:
-        data = _cut_partial_line(body) if truncated else body
-        # The adapter already enforced the client's limit; never cut twice.
-        limit = max(len(data), DEFAULT_MAX_BYTES)
-        return parse(data, profile, max_bytes=limit, robots_url=robots_url)
-
-    # Shared and bounded in bytes (robotskit.policy.parses): an entry itself keeps only its body.
-    return PARSES.get((body, truncated, profile, robots_url), build)
+    def answers(self, profile: str | None, agent: str | Agent) -> RobotsTxt | None:
+        """A parse that answers for `agent` exactly as `parsed(profile)` does (decisions,
+        crawl-delay, request-rate, sitemaps) while keeping little of a large file
+        (robotskit.policy.parses); None without rules."""
+        if not self.has_rules:
+            return None
+        return answers(self.body, self.truncated, profile, self.robots_url, agent)
 
 
 # --- building entries -----------------------------------------------------------------------
@@ -481,7 +472,7 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
     """May `agent` fetch `url`, given the entry for its authority? `reason`/`source` name the fetch."""
     name = resolve_profile(profile, url)
     fetched = f"{entry.reason} fetched {format_time(entry.fetched_at)}"
-    robots = entry.parsed(profile)
+    robots = entry.answers(profile, agent)
     # A file read over a followed HTTPS to HTTP redirect says so in every decision it makes.
     insecure = f" ({DOWNGRADE_NOTE})" if downgraded(entry) else ""
     if robots is not None and not entry.stale:
