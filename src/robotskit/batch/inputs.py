@@ -291,7 +291,12 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
             try:
                 key = authority_key(url)
             except ValueError as exc:
-                return Capture(source=unit.path, record=number, url=url, error=f"not a host or URL: {exc}")
+                return Capture(
+                    source=unit.path,
+                    record=number,
+                    url=url,
+                    error=f"not a host or URL: {type(exc).__name__}: {exc}",
+                )
             with slot(key):
                 try:
                     entry = client.lookup(url)

@@ -9,21 +9,26 @@ clients drive the flows and run single-flight themselves (threads or tasks).
 from __future__ import annotations
 
 import importlib
+import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from robotskit.cache.backends import Cache, open_cache
+from robotskit.cache import Cache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
-from robotskit.errors import FetchError, InvalidArgument
+from robotskit.errors import ClientClosed, FetchError, InvalidArgument
+from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
 
-__all__ = ["ClientBase", "ClientCore", "wrap_os_error"]
+__all__ = ["ClientBase", "ClientCore", "wrap_foreign_error", "wrap_os_error"]
+
+log = logging.getLogger("robotskit.client")
 
 # scheme -> (module, sync class, async class); imported lazily (httpx is heavy and optional here)
 _ADAPTERS: dict[str, tuple[str, str, str]] = {
@@ -58,6 +63,8 @@ class ClientCore(Generic[F]):
         clock: Callable[[], float] | None,
         policy: PolicyConfig,
         is_async: bool,
+        public_only: bool = False,
+        probe_5xx: bool = False,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
         if profile is not None:
@@ -65,21 +72,33 @@ class ClientCore(Generic[F]):
         if max_bytes < DEFAULT_MAX_BYTES:
             # SPEC.md 2: the size limit is configurable "but never below" 500 KiB (RFC 9309 2.5).
             raise InvalidArgument(f"max_bytes must be at least {DEFAULT_MAX_BYTES}, got {max_bytes}")
-        if timeout <= 0:
-            raise InvalidArgument(f"timeout must be positive, got {timeout}")
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout}")
         self.agent = agent
         self.user_agent = user_agent or _default_user_agent(agent)
         self.profile = profile
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.policy = policy
+        self.probe_5xx = probe_5xx
         self.clock: Callable[[], float] = clock or time.time
         self.cache = open_cache(cache)
         self.owns_cache = cache is None or isinstance(cache, str)
         self.fetchers: dict[str, F] = dict(fetchers or {})
         self.created: dict[str, F] = {}  # adapters this client made, and so closes
         self.is_async = is_async
+        # Default adapters only: adapters passed in `fetchers` apply their own address policy.
+        self.public_only = public_only
         self.lock = threading.Lock()
+        self.closed = False
+
+    def key_of(self, url: str) -> str:
+        """The cache key (authority) of `url`, after checking the client is open and `url` a string."""
+        if self.closed:
+            raise ClientClosed("this robots.txt client is closed: create a new one")
+        if not isinstance(url, str):
+            raise TypeError(f"url must be a str, not {type(url).__name__}")
+        return authority_key(url)
 
     def fetcher(self, url: str) -> F:
         scheme = urlsplit(url).scheme.lower()
@@ -93,7 +112,8 @@ class ClientCore(Generic[F]):
         with self.lock:
             if name not in self.created:
                 module = importlib.import_module(module_name)
-                self.created[name] = getattr(module, async_name if self.is_async else sync_name)()
+                adapter_class = getattr(module, async_name if self.is_async else sync_name)
+                self.created[name] = adapter_class(public_only=self.public_only)
             adapter = self.created[name]
             self.fetchers.setdefault(scheme, adapter)
         return adapter
@@ -107,6 +127,7 @@ class ClientCore(Generic[F]):
             timeout=self.timeout,
             max_bytes=self.max_bytes,
             config=self.policy,
+            probe_5xx=self.probe_5xx,
         )
 
     def fresh(self, entry: RobotsEntry | None) -> bool:
@@ -116,11 +137,12 @@ class ClientCore(Generic[F]):
         return decide(entry, url, self.agent if agent is None else agent, self.profile)
 
     def crawl_delay(self, entry: RobotsEntry, agent: str | Agent | None) -> float | None:
-        robots = entry.parsed(self.profile)
-        return None if robots is None else robots.crawl_delay(self.agent if agent is None else agent)
+        chosen = self.agent if agent is None else agent
+        robots = entry.answers(self.profile, chosen)  # what is kept per authority: docs/client.md
+        return None if robots is None else robots.crawl_delay(chosen)
 
     def sitemaps(self, entry: RobotsEntry) -> tuple[str, ...]:
-        robots = entry.parsed(self.profile)
+        robots = entry.answers(self.profile, self.agent)
         return () if robots is None else robots.sitemaps
 
 
@@ -129,6 +151,17 @@ def wrap_os_error(request: FetchRequest, exc: OSError) -> FetchError:
     from robotskit.fetch._errors import os_error  # noqa: PLC0415 - keeps the fetch package lazy
 
     return os_error(exc, request.url, request.url)
+
+
+def wrap_foreign_error(request: FetchRequest, exc: Exception) -> FetchError:
+    """Whatever else an adapter lets escape while talking to a server is that server's fault.
+
+    A server must never crash the caller: the exception becomes an "unreachable" outcome
+    (reason "bad response") and is logged with its traceback, since it marks a gap in an
+    adapter's error mapping that deserves a bug report.
+    """
+    log.warning("fetch adapter raised %s for %s", type(exc).__name__, request.url, exc_info=exc)
+    return FetchError(f"unexpected failure fetching {request.url}: {exc!r}", url=request.url, kind="protocol")
 
 
 class ClientBase(Generic[F, W]):
@@ -152,6 +185,8 @@ class ClientBase(Generic[F, W]):
         fetchers: Mapping[str, F] | None = None,
         clock: Callable[[], float] | None = None,
         policy: PolicyConfig = DEFAULT_POLICY,
+        public_only: bool = False,
+        probe_5xx: bool = False,
     ) -> None:
         self._core: ClientCore[F] = ClientCore(
             agent,
@@ -164,6 +199,8 @@ class ClientBase(Generic[F, W]):
             clock=clock,
             policy=policy,
             is_async=self._is_async,
+            public_only=public_only,
+            probe_5xx=probe_5xx,
         )
         # Single-flight (SPEC.md 6): authority -> the fetch in progress; `_mutex` guards it
         # across threads (an event loop's tasks need no lock).
@@ -179,6 +216,11 @@ class ClientBase(Generic[F, W]):
     def user_agent(self) -> str:
         """The User-Agent sent with every robots.txt fetch."""
         return self._core.user_agent
+
+    @property
+    def profile(self) -> str | None:
+        """The profile decisions are made under (None: chosen per URL, gemini for gemini://)."""
+        return self._core.profile
 
     @property
     def cache(self) -> Cache:

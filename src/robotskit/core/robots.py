@@ -2,7 +2,7 @@
 
 The public `robotskit.RobotsTxt` (robotskit.document) is this class plus the AI-preference
 accessors, which live in a layer above the core. A parsed file is immutable: it holds the
-profile-neutral parse and builds each profile family's `View` on first use (a cache, not state:
+profile-neutral parse and builds each profile's `View` on first use (a cache, not state:
 two threads racing build equal views). It pickles as its input bytes and options and is parsed
 again on load, which keeps pickles small and always consistent with the running version.
 """
@@ -16,9 +16,12 @@ from robotskit.core.checker import Check, Matcher, make_checker
 from robotskit.core.extensions import (
     CRAWL_DELAY_KEYS,
     REQUEST_RATE_KEYS,
+    VISIT_TIME_KEYS,
     RequestRate,
+    VisitTime,
     parse_crawl_delay,
     parse_request_rate,
+    parse_visit_time,
 )
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
 from robotskit.core.matcher import View, decide
@@ -132,9 +135,12 @@ class ParsedRobots:
 
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)
-        view = self._views.get(profile.family)
+        # Keyed by profile, not by family: a View holds what its profile reads into the file
+        # (the Gemini preamble group, diagnostics), so sharing one made verdicts depend on
+        # which profile asked first.
+        view = self._views.get(profile.name)
         if view is None:
-            view = self._views[profile.family] = View(self._groups_source(), profile)
+            view = self._views[profile.name] = View(self._groups_source(), profile)
         return view, profile
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
@@ -267,6 +273,14 @@ class ParsedRobots:
             rate = parse_request_rate(record.value, record.line)
             if rate is not None:
                 return rate
+        return None
+
+    def visit_time(self, agent: AgentLike = None) -> VisitTime | None:
+        """The Visit-time window asked of `agent` by its groups (first valid value), or None."""
+        for record in self._group_records(agent, VISIT_TIME_KEYS):
+            window = parse_visit_time(record.value, record.line)
+            if window is not None:
+                return window
         return None
 
     # -- value semantics ------------------------------------------------------------------------

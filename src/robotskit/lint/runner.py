@@ -58,6 +58,9 @@ def lint(
         # An HTML page makes its tag lines look like bad keys; the one RK230 says it better.
         tags = {n for n, line in ctx.lines.items() if line.raw.lstrip().startswith("<")}
         found = [d for d in found if not (d.code in _HTML_NOISE and d.line in tags)]
+    # A full user-agent string (RK123) says more than the parser's "reduced to a token" (RK122).
+    full_strings = {d.line for d in found if d.code == "RK123"}
+    found = [d for d in found if not (d.code == "RK122" and d.line in full_strings)]
     found = [d for d in found if wanted(d.code, select, ignore)]
     return tuple(sorted(found, key=lambda d: (d.line, d.column, d.code)))
 
