@@ -26,6 +26,7 @@ import hashlib
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from robotskit import PROFILES, Agent, Group, RobotsTxt, RuleKind, authority_key, parse, product_token
 from robotskit.ai_prefs import CONTENT_SIGNAL, content_signal
@@ -81,6 +82,14 @@ class Facts:
     size: int
     agents: AgentVerdicts
     lint_error: str | None = None  # lint failed on this file (a library bug): verdicts still stand
+
+
+class FactsStore(Protocol):
+    """Where workers of one run share what bodies say (robotskit.batch.shared.SharedFacts)."""
+
+    def get(self, key: bytes) -> Facts | None: ...
+
+    def put(self, key: bytes, facts: Facts) -> None: ...
 
 
 @dataclass(slots=True)
@@ -160,8 +169,10 @@ class Analyzer:
             UNAVAILABLE: _blanket(len(config.agents), allowed=True, paths=blanket),
             UNREACHABLE: _blanket(len(config.agents), allowed=False, paths=blanket),
         }
-        self.hits = self.misses = 0  # per-body cache use, and time spent linting (for benchmarks)
-        self.lint_seconds = 0.0
+        self.hits = self.misses = self.shared_hits = 0  # per-body cache use (for benchmarks)
+        self.lint_seconds = 0.0  # CPU time spent linting (for benchmarks)
+        # The run's store shared with other worker processes (robotskit.batch.shared), if any.
+        self.shared: FactsStore | None = None
 
     def analyze(self, capture: Capture) -> Row:
         """The row for one capture. Never raises on content: failures land in `error`."""
@@ -201,8 +212,17 @@ class Analyzer:
         key = (digest, row.profile, capture.truncated, media)
         facts = self._facts.get(key)
         if facts is None:
-            self.misses += 1
-            facts = self._facts[key] = self._facts_of(capture.body, capture.truncated, row.profile, media)
+            shared = self.shared
+            stored = b"\0".join((digest, row.profile.encode(), b"%d" % capture.truncated, media.encode()))
+            facts = shared.get(stored) if shared is not None else None
+            if facts is None:
+                self.misses += 1
+                facts = self._facts_of(capture.body, capture.truncated, row.profile, media)
+                if shared is not None:
+                    shared.put(stored, facts)
+            else:
+                self.shared_hits += 1
+            self._facts[key] = facts
             if len(self._facts) > _FACTS_CACHE:
                 self._facts.popitem(last=False)
         else:

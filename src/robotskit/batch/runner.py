@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from robotskit.batch import output
+from robotskit.batch import output, shared
 from robotskit.batch._values import BatchConfig, Capture, Interrupted
 from robotskit.batch.analyze import Row, analyzer_for, forget
 from robotskit.batch.inputs import (
@@ -42,8 +42,10 @@ from robotskit.batch.inputs import (
     read_unit,
     unit_fingerprint,
 )
+from robotskit.batch.shared import shared_facts
 
 DONE = "done.jsonl"
+STORE = "facts.sqlite"  # shared by local worker processes during a run, deleted at its end
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +62,17 @@ class BatchSummary:
     skipped_files: int = 0  # directory files that are not robots.txt files (not read)
 
 
-def process_unit(unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None = None) -> pa.Table:
-    """Read and analyze one unit (runs on a worker). Rows are sorted by (source, record)."""
+def process_unit(
+    unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None = None, store: str | None = None
+) -> pa.Table:
+    """Read and analyze one unit (runs on a worker). Rows are sorted by (source, record).
+
+    `store`: the run's shared per-body store (robotskit.batch.shared), when workers are processes.
+    """
     names = [a.name for a in config.agents]
     meta = output.metadata(config.paths, names)
     analyzer = analyzer_for(config)
+    analyzer.shared = shared_facts(store)
     rows: list[Row] = []
     captures = read_unit(unit, config.max_bytes, fetch)
     while True:
@@ -125,9 +133,10 @@ def run_batch(
     todo = [(i, u) for i, u in zip(ids, units, strict=True) if i not in done]
     show = sys.stderr.isatty() if progress is None else progress
     finished = 0
+    store = str(parts / STORE)
     try:
         with (parts / DONE).open("a", encoding="utf-8") as manifest, _Progress(len(todo), show) as bar:
-            for uid, unit, table in _execute(todo, config, fetch, scheduler, workers, window):
+            for uid, unit, table in _execute(todo, config, fetch, scheduler, workers, window, store):
                 name = f"part-{uid}.parquet"
                 output.write_part(table, parts / name)
                 entry = {"id": uid, "part": name, "input": unit.label, "rows": table.num_rows}
@@ -137,6 +146,8 @@ def run_batch(
                 bar.advance()
     except KeyboardInterrupt:
         raise Interrupted(str(parts), len(units) - len(todo) + finished, len(units)) from None
+    finally:
+        shared.remove(store)
     meta = output.metadata(config.paths, [a.name for a in config.agents])
     part_files = [parts / f"part-{uid}.parquet" for uid in ids]
     rows = output.merge(part_files, out, meta)
@@ -169,6 +180,7 @@ def _execute(
     scheduler: Any,
     workers: int | None,
     window: int | None,
+    store: str | None = None,
 ) -> Iterator[tuple[str, InputUnit, pa.Table]]:
     """Yield (id, unit, table) as units finish, never more than `window` in flight."""
     if not todo:
@@ -209,13 +221,13 @@ def _execute(
         running: dict[Any, tuple[str, InputUnit]] = {}
         futures = dask.as_completed()
         for uid, unit in _take(pending, slots):
-            _submit(client, futures, running, uid, unit, config, fetch)
+            _submit(client, futures, running, uid, unit, (config, fetch, store))
         for future in futures:
             uid, unit = running.pop(future)
             table = future.result()
             future.release()
             for nxt_uid, nxt_unit in _take(pending, 1):
-                _submit(client, futures, running, nxt_uid, nxt_unit, config, fetch)
+                _submit(client, futures, running, nxt_uid, nxt_unit, (config, fetch, store))
             yield uid, unit, table
     finally:
         with _quiet():
@@ -265,11 +277,10 @@ def _submit(
     running: dict[Any, tuple[str, InputUnit]],
     uid: str,
     unit: InputUnit,
-    config: BatchConfig,
-    fetch: FetchOptions | None,
+    how: tuple[BatchConfig, FetchOptions | None, str | None],
 ) -> None:
     # key=uid: Dask never confuses two units, and resubmitting a unit reuses its result.
-    future = client.submit(process_unit, unit, config, fetch, key=f"robotskit-batch-{uid}", pure=False)
+    future = client.submit(process_unit, unit, *how, key=f"robotskit-batch-{uid}", pure=False)
     running[future] = (uid, unit)
     futures.add(future)
 

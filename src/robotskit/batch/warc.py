@@ -264,6 +264,11 @@ def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tupl
                     return
                 position = found
             else:
+                # warcio ends quietly when the file stops inside a record's headers: a record
+                # start past the last one read is a record the end of the file cut.
+                tail = _resync(fh, position if last is None else last + 1, gz)
+                if tail is not None:
+                    yield tail, None, "record cut short: the file ends inside it"
                 return
 
 

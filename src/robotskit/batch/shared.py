@@ -1,0 +1,87 @@
+"""A per-body result store shared by the worker processes of one run (an SQLite file).
+
+Each worker keeps its own in-memory cache of what a body says (`robotskit.batch.analyze`); with
+several workers, a body seen by two of them would be parsed and linted twice. Workers that can
+open the run's store file (same machine, or a shared file system) look a body up there before
+judging it, and add what they judged. The store is an accelerator only: any failure to open,
+read or write it just means the worker judges the body itself, so results never depend on it.
+Entries are the pickled `Facts` of this very run (the file lives in the run's parts folder and
+is deleted at its end), so nothing is ever read back from another version or configuration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import sqlite3
+from pathlib import Path
+
+from robotskit.batch.analyze import Facts
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS facts (key BLOB PRIMARY KEY, value BLOB NOT NULL)"
+
+
+class SharedFacts:
+    """Get and put `Facts` by key in one SQLite file; every error disables the store quietly."""
+
+    def __init__(self, path: str) -> None:
+        self._db: sqlite3.Connection | None = None
+        with contextlib.suppress(sqlite3.Error, OSError):
+            if Path(path).parent.is_dir():
+                db = sqlite3.connect(path, timeout=0.5, isolation_level=None, check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=OFF")  # a cache: losing it on a crash costs nothing
+                db.execute(_SCHEMA)
+                self._db = db
+
+    def get(self, key: bytes) -> Facts | None:
+        if self._db is None:
+            return None
+        try:
+            found = self._db.execute("SELECT value FROM facts WHERE key = ?", (key,)).fetchone()
+            value = pickle.loads(found[0]) if found else None
+        except (sqlite3.Error, pickle.PickleError, EOFError, AttributeError, TypeError):
+            self._disable()
+            return None
+        return value if isinstance(value, Facts) else None
+
+    def put(self, key: bytes, facts: Facts) -> None:
+        if self._db is None:
+            return
+        try:
+            self._db.execute(
+                "INSERT OR IGNORE INTO facts VALUES (?, ?)",
+                (key, pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)),
+            )
+        except sqlite3.Error:
+            self._disable()
+
+    def _disable(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+
+
+_OPEN: dict[str, SharedFacts] = {}
+
+
+def shared_facts(path: str | None) -> SharedFacts | None:
+    """The process's connection to the store at `path` (None: no store for this run)."""
+    if path is None:
+        return None
+    store = _OPEN.get(path)
+    if store is None:
+        if len(_OPEN) >= 4:
+            for old in _OPEN.values():
+                old._disable()
+            _OPEN.clear()
+        store = _OPEN[path] = SharedFacts(path)
+    return store
+
+
+def remove(path: str) -> None:
+    """Delete a run's store (and SQLite's WAL files) once the run is done."""
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            Path(path + suffix).unlink()
