@@ -131,3 +131,22 @@ def test_gemini_capture_is_judged_with_the_gemini_profile(tmp_path: Path) -> Non
     assert by_name["archiver"].verdict == DISALLOWED and by_name["indexer"].verdict == ALLOWED
     web = analyzer.analyze(Capture(source="w", record=0, url="https://g.example/robots.txt", body=body))
     assert web.profile == "rfc9309"
+
+
+def test_workers_share_judged_bodies_through_the_run_store(tmp_path: Path) -> None:
+    """A second worker process finds a body the first judged in the run's store, with equal rows;
+    an unusable store path only means judging alone."""
+    from robotskit.batch.shared import SharedFacts  # noqa: PLC0415
+
+    config = BatchConfig(agents=default_agents())
+    body = b"User-agent: GPTBot\nDisallow: /\n"
+    capture = Capture(source="a", record=1, url="https://a.example/robots.txt", body=body)
+    first, second = Analyzer(config), Analyzer(config)
+    first.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
+    second.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
+    one, two = first.analyze(capture), second.analyze(capture)
+    assert (first.misses, second.misses, second.shared_hits) == (1, 0, 1)
+    assert one == two
+    alone = Analyzer(config)
+    alone.shared = SharedFacts(str(tmp_path / "no" / "such" / "dir" / "facts.sqlite"))
+    assert alone.analyze(capture) == one and alone.misses == 1
