@@ -136,7 +136,7 @@ def test_gemini_capture_is_judged_with_the_gemini_profile(tmp_path: Path) -> Non
 def test_workers_share_judged_bodies_through_the_run_store(tmp_path: Path) -> None:
     """A second worker process finds a body the first judged in the run's store, with equal rows;
     an unusable store path only means judging alone."""
-    from robotskit.batch.shared import SharedFacts  # noqa: PLC0415
+    from robotskit.batch.shared import SharedFacts
 
     config = BatchConfig(agents=default_agents())
     body = b"User-agent: GPTBot\nDisallow: /\n"
