@@ -9,7 +9,8 @@
   unit's id hashes its input (path, size, mtime, items) and the run's configuration, so a rerun
   skips what is done and redoes what changed. The results file is re-merged from all parts.
 Workers return Arrow tables rather than writing files, so a remote cluster needs only to read
-the inputs, not to share the output directory.
+the inputs, not to share the output directory. Workers that can open `<out>.parts/facts.sqlite`
+share what they judged per body through it (robotskit.batch.shared); it is deleted at the end.
 """
 
 from __future__ import annotations
