@@ -42,6 +42,7 @@ from typing import IO
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 START = datetime(2025, 3, 1, tzinfo=UTC)
+PARSE_LIMIT = 512_000  # robotskit batch --max-bytes default
 ARABIC_INDIC = str.maketrans("0123456789", "".join(map(chr, range(0x660, 0x66A))))
 FULLWIDTH = str.maketrans("0123456789", "".join(map(chr, range(0xFF10, 0xFF1A))))
 SUPERSCRIPT = str.maketrans(
@@ -201,6 +202,8 @@ class _Set:
     def _host(self, entry: dict[str, object]) -> str:
         lap = self.count // len(self.web)
         site = re.sub(r"[^a-z0-9.-]+", "-", str(entry["site"]).lower()).strip(".-") or "example.org"
+        if site.rsplit(".", 1)[-1].isdigit():  # an IP address: no prefix makes a host name of it
+            site = f"ip-{site.replace('.', '-')}.example"
         return site if lap == 0 else f"w{lap}.{site}"
 
     def write(self, captures: int, per_warc: int) -> list[Path]:
@@ -338,7 +341,10 @@ class _Set:
             kept = body[: max(16, len(body) // 2)]
             extra = {"WARC-Truncated": "length"}
             offset = w.capture(url, date, "HTTP/1.1 200 OK", _plain(body), kept, **extra)
-            truth(None, True, status=200)
+            if len(kept) > PARSE_LIMIT:  # cut past the parse limit: judged, as a parser stops there
+                truth("ok", False, body=name, final=url, status=200)
+            else:
+                truth(None, True, status=200)
         elif kind == "short":
             body = body if len(body) >= 64 else body + b"# " + b"y" * 200 + b"\n"
             headers = [("Content-Type", "text/plain"), ("Content-Length", str(len(body) + 500))]

@@ -99,7 +99,7 @@ def test_a_cut_body_is_an_error_not_a_verdict(
     }
     for truth in truths:
         expected = reasons.get(truth["kind"])
-        if expected is not None:
+        if expected is not None and truth["error"]:  # a crawler's cut past the parse limit is judged
             row = rows[(truth["source"], truth["record"])]
             assert expected in row["error"], (truth["kind"], row["error"])
             assert row["outcome"] is None
