@@ -48,12 +48,16 @@ class Check:
     the check is compiled; a thread reading the old pair still gets a correct answer.
     """
 
-    __slots__ = ("after_miss", "url_match", "verdicts")
+    __slots__ = ("after_miss", "memo", "url_match", "verdicts")
 
     def __init__(self, after_miss: Callable[[str], bool]) -> None:
         self.url_match: Matcher = _NO_MATCH
         self.verdicts = _NO_VERDICTS
         self.after_miss = after_miss
+        # The last (URL, verdict) asked of this check by an agent other than the last one: agents
+        # that share a group set share this check, so a file judged for many agents about one URL
+        # pays one verdict per distinct group set. One tuple, read and written atomically.
+        self.memo: tuple[str | None, bool] = (None, True)
 
     def compiled(self, url_check: UrlCheck) -> None:
         # verdicts first: a racing reader that sees the new matcher must see its verdicts

@@ -79,6 +79,7 @@ class ParsedRobots:
         "_parsed",
         "_profile",
         "_robots_url",
+        "_shared",
         "_skeleton",
         "_views",
     )
@@ -112,6 +113,9 @@ class ParsedRobots:
         self._views: dict[str, View] = {}
         # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
         self._checkers: dict[tuple[str, AgentLike], Check] = {}
+        # (profile name, group positions) -> the check every plain agent judged by exactly those
+        # groups shares (see `View.group_set`); cleared with `_checkers`
+        self._shared: dict[tuple[str, tuple[int, ...]], Check] = {}
         # The last (agent, check) asked for under the parse profile (or rfc9309 when chosen by
         # scheme): a crawler asks with the same agent object again and again.
         self._last: _LastCheck = _last_check(_NO_AGENT, _NO_CHECK)
@@ -161,13 +165,29 @@ class ParsedRobots:
             check = self._checker(url, agent)
         if profile is self._profile or profile is _RFC:
             self._last = _last_check(agent, check)
-        return check(url)
+        memo = check.memo  # another agent of the same group set may have just asked about this URL
+        if memo[0] == url:
+            return memo[1]
+        answer = check(url)
+        check.memo = (url, answer)
+        return answer
 
     def _checker(self, url: str, agent: AgentLike) -> Check:
         view, profile = self._resolve(url)
         if len(self._checkers) >= _MAX_CHECKERS:
             self._checkers.clear()
-        check = self._checkers[(profile.name, agent)] = make_checker(profile, view.plan(profile, agent))
+            self._shared.clear()
+        # A plain agent's group set is found without building its plan; agents judged by the
+        # same groups share one check (a check depends on nothing but the profile and the groups).
+        positions = view.group_set(profile, agent)
+        shared = None if positions is None else self._shared.get((profile.name, positions))
+        if shared is not None:
+            check = shared
+        else:
+            check = make_checker(profile, view.plan(profile, agent))
+            if positions is not None:
+                self._shared[(profile.name, positions)] = check
+        self._checkers[(profile.name, agent)] = check
         return check
 
     def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
