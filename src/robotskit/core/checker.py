@@ -23,7 +23,7 @@ from robotskit.core.url import (
     rfc_match_path,
     rfc_slow_match_path,
 )
-from robotskit.core.url_check import HOST_PREFIX, MAX_URL, UrlCheck, compile_url_check
+from robotskit.core.url_check import HOST_PREFIX, MAX_RULES, MAX_URL, UrlCheck, compile_url_check
 
 # Checks with one (profile, agent) before its rule set is compiled into one URL regex (_url_check).
 # Compiling costs about 0.5-2 ms (Python's regex compiler) and saves about 1 µs per check, so it
@@ -122,7 +122,8 @@ def make_checker(profile: Profile, plan: Plan) -> Check:
         else:
             if calls < COMPILE_AFTER:
                 calls += 1
-                if calls == COMPILE_AFTER:  # a hot rule set: compile it (None if not worth it)
+                # a hot rule set: compile it (None if not worth it; a big set is not even built)
+                if calls == COMPILE_AFTER and rule_set.size <= MAX_RULES:
                     # The URLs a crawler asks one robots.txt about share this one's host.
                     host = HOST_PREFIX.match(url)
                     compiled = compile_url_check(rule_set.rules, profile, host[0] if host else "")
