@@ -20,6 +20,9 @@ class MemoryCache:
         self.maxsize = maxsize
         self._entries: OrderedDict[str, RobotsEntry] = OrderedDict()
         self._lock = threading.Lock()
+        # Changes with every put, delete and clear: a client that read an entry may answer from
+        # it again without a `get` while this has not changed (RobotsClient.allowed).
+        self.generation = 0
 
     def get(self, authority: str) -> RobotsEntry | None:
         with self._lock:
@@ -30,6 +33,7 @@ class MemoryCache:
 
     def put(self, entry: RobotsEntry) -> None:
         with self._lock:
+            self.generation += 1
             self._entries[entry.authority] = entry
             self._entries.move_to_end(entry.authority)
             while len(self._entries) > self.maxsize:
@@ -37,10 +41,12 @@ class MemoryCache:
 
     def delete(self, authority: str) -> None:
         with self._lock:
+            self.generation += 1
             self._entries.pop(authority, None)
 
     def clear(self) -> None:
         with self._lock:
+            self.generation += 1
             self._entries.clear()
 
     def close(self) -> None:

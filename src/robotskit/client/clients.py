@@ -110,7 +110,30 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
 
     def allowed(self, url: str, agent: str | Agent | None = None) -> bool:
         """May the agent fetch `url`? Fetches and caches robots.txt as needed."""
-        return self.decide(url, agent).allowed
+        # The common call, inlined: the client's agent, the authority asked last, the cache
+        # unchanged since and the entry fresh; the check kept for the agent answers (see
+        # ClientBase._ready_answer for the general case).
+        ready = self._last_ready
+        if (
+            agent is None
+            and type(url) is str
+            and url.startswith(ready.prefix)
+            and ready.generation == self._generations.generation
+            and self._clock() < ready.expires_at
+        ):
+            check = ready.check()
+            if check is not None:
+                hit = check.url_match(url)
+                if hit is not None:
+                    return check.verdicts[hit.lastindex or 0]
+                return check.after_miss(url)
+        answer = self._ready_answer(url, agent)
+        if answer is not None:
+            return answer
+        generation = self._generations.generation
+        entry = self.lookup(url)
+        self._keep_ready(url, entry, generation)
+        return self._core.decide(entry, url, agent).allowed
 
     def crawl_delay(self, url: str, agent: str | Agent | None = None) -> float | None:
         """The crawl-delay (seconds) that `url`'s robots.txt sets for the agent, if any."""
@@ -206,7 +229,30 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
 
     async def allowed(self, url: str, agent: str | Agent | None = None) -> bool:
         """May the agent fetch `url`? Fetches and caches robots.txt as needed."""
-        return (await self.decide(url, agent)).allowed
+        # The common call, inlined: the client's agent, the authority asked last, the cache
+        # unchanged since and the entry fresh; the check kept for the agent answers (see
+        # ClientBase._ready_answer for the general case).
+        ready = self._last_ready
+        if (
+            agent is None
+            and type(url) is str
+            and url.startswith(ready.prefix)
+            and ready.generation == self._generations.generation
+            and self._clock() < ready.expires_at
+        ):
+            check = ready.check()
+            if check is not None:
+                hit = check.url_match(url)
+                if hit is not None:
+                    return check.verdicts[hit.lastindex or 0]
+                return check.after_miss(url)
+        answer = self._ready_answer(url, agent)
+        if answer is not None:
+            return answer
+        generation = self._generations.generation
+        entry = await self.lookup(url)
+        self._keep_ready(url, entry, generation)
+        return self._core.decide(entry, url, agent).allowed
 
     async def crawl_delay(self, url: str, agent: str | Agent | None = None) -> float | None:
         """The crawl-delay (seconds) that `url`'s robots.txt sets for the agent, if any."""

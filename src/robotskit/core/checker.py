@@ -48,7 +48,13 @@ class Check:
     the check is compiled; a thread reading the old pair still gets a correct answer.
     """
 
-    __slots__ = ("after_miss", "memo", "url_match", "verdicts")
+    __slots__ = (
+        "__weakref__",
+        "after_miss",
+        "memo",
+        "url_match",
+        "verdicts",
+    )  # weak: a client keeps it per host
 
     def __init__(self, after_miss: Callable[[str], bool]) -> None:
         self.url_match: Matcher = _NO_MATCH
