@@ -67,7 +67,7 @@ def many_agents(
                     continue
                 runs[impl.name].append((now() - t0) / len(files) / 1000)
     return {
-        name: summarize(values, "us", note=failed.get(name, "")) if name not in failed else Result(None, "us", note=failed[name])
+        name: Result(None, "us", note=failed[name]) if name in failed else summarize(values, "us")
         for name, values in runs.items()
     }
 
@@ -92,59 +92,78 @@ def _robots_url(url: str) -> str:
     return f"{scheme}://{rest.split('/', 1)[0]}/robots.txt"
 
 
+def _timed(check: Callable[[str], Any], urls: Sequence[str]) -> float:
+    t0 = now()
+    for url in urls:
+        check(url)
+    return (now() - t0) / len(urls) / 1000
+
+
+def _timed_robots(allowed: Callable[[str, str], Any], agent: str, urls: Sequence[str]) -> float:
+    """As `_timed`, calling `RobotsTxt.allowed(url, agent)` with no wrapper frame in between."""
+    t0 = now()
+    for url in urls:
+        allowed(url, agent)
+    return (now() - t0) / len(urls) / 1000
+
+
+async def _timed_async(
+    robots_url: str, body: bytes, warm: Sequence[str], timed: Sequence[str], reps: int
+) -> float:
+    import robotskit  # noqa: PLC0415
+    from robotskit.fetch.testing import AsyncMockFetcher, http_response  # noqa: PLC0415
+
+    fetcher = AsyncMockFetcher({robots_url: http_response(200, body)})
+    scheme = robots_url.split(":", 1)[0]
+    async with robotskit.AsyncRobotsClient(_workloads.AGENT, fetchers={scheme: fetcher}) as client:
+        allowed = client.allowed
+        for url in warm:
+            await allowed(url)
+        passes = []
+        for _ in range(reps):
+            with NoGC():
+                t0 = now()
+                for url in timed:
+                    await allowed(url)
+                passes.append((now() - t0) / len(timed) / 1000)
+    return min(passes)
+
+
+def _client_file(s: _workloads.Sample, reps: int, calls: int, warm: int) -> tuple[float, float, float] | None:
+    """(RobotsTxt, RobotsClient, AsyncRobotsClient) µs per call on one file, or None if it has no URLs."""
+    import robotskit  # noqa: PLC0415
+    from robotskit.fetch.testing import MockFetcher, http_response  # noqa: PLC0415
+
+    if not s.urls or not s.urls[0].startswith("http"):
+        return None
+    agent = _workloads.AGENT
+    robots_url = _robots_url(s.urls[0])
+    bases = [s.urls[i % len(s.urls)] for i in range(warm + calls)]
+    urls = [f"{base}{'&' if '?' in base else '?'}q={i}" for i, base in enumerate(bases)]
+    urls = [u for u in urls if _robots_url(u) == robots_url]  # a fresh URL per call, one host
+    if len(urls) < warm + 10:
+        return None
+    warm_urls, timed = urls[:warm], urls[warm:]
+    scheme = robots_url.split(":", 1)[0]
+    sync = robotskit.RobotsClient(
+        agent, fetchers={scheme: MockFetcher({robots_url: http_response(200, s.body)})}
+    )
+    robots = robotskit.parse(s.body)
+    for url in warm_urls:
+        sync.allowed(url)
+        robots.allowed(url, agent)
+    base, through = [], []
+    for _ in range(reps):  # interleaved; the fastest pass of each is kept (as timeit does)
+        with NoGC():
+            base.append(_timed_robots(robots.allowed, agent, timed))
+            through.append(_timed(sync.allowed, timed))
+    sync.close()
+    return min(base), min(through), asyncio.run(_timed_async(robots_url, s.body, warm_urls, timed, reps))
+
+
 def client(sample: Sequence[_workloads.Sample], reps: int, calls: int = 200, warm: int = 600) -> ClientResult:
     """`allowed` through the sync and async clients against the parsed file, per file, same run."""
-    import robotskit  # noqa: PLC0415
-    from robotskit.fetch.testing import AsyncMockFetcher, MockFetcher, http_response  # noqa: PLC0415
-
-    agent = _workloads.AGENT
-    per_file: list[tuple[float, float, float]] = []
-    for s in sample:
-        if not s.urls or not s.urls[0].startswith("http"):
-            continue
-        robots_url = _robots_url(s.urls[0])
-        response = http_response(200, s.body)
-        scheme = robots_url.split(":", 1)[0]
-        sync = robotskit.RobotsClient(agent, fetchers={scheme: MockFetcher({robots_url: response})})
-        robots = robotskit.parse(s.body)
-        urls = [f"{s.urls[i % len(s.urls)]}{'&' if '?' in s.urls[i % len(s.urls)] else '?'}q={i}" for i in range(warm + calls)]
-        urls = [u for u in urls if _robots_url(u) == robots_url]
-        if len(urls) < warm + 10:
-            continue
-        warm_urls, timed = urls[:warm], urls[warm:]
-
-        def loop(check: Callable[[str], Any]) -> float:
-            t0 = now()
-            for url in timed:
-                check(url)
-            return (now() - t0) / len(timed) / 1000
-
-        async def run_async() -> list[float]:
-            fetcher = AsyncMockFetcher({robots_url: response})
-            async with robotskit.AsyncRobotsClient(agent, fetchers={scheme: fetcher}) as aclient:
-                allowed = aclient.allowed
-                for url in warm_urls:
-                    await allowed(url)
-                out = []
-                for _ in range(reps):
-                    with NoGC():
-                        t0 = now()
-                        for url in timed:
-                            await allowed(url)
-                        out.append((now() - t0) / len(timed) / 1000)
-                return out
-
-        for url in warm_urls:
-            sync.allowed(url)
-            robots.allowed(url, agent)
-        base, through = [], []
-        robots_allowed = robots.allowed
-        for _ in range(reps):  # interleaved; the fastest pass of each is kept (as timeit does)
-            with NoGC():
-                base.append(loop(lambda url: robots_allowed(url, agent)))
-                through.append(loop(sync.allowed))
-        sync.close()
-        per_file.append((min(base), min(through), min(asyncio.run(run_async()))))
+    per_file = [r for s in sample if (r := _client_file(s, reps, calls, warm)) is not None]
     sync_ratios = [c / b for b, c, _ in per_file]
     async_ratios = [a / b for b, _, a in per_file]
     robots_us = statistics.fmean(b for b, _, _ in per_file)
@@ -247,8 +266,9 @@ def render(result: ClientResult | None, stalls: Sequence[StallResult]) -> str:
     lines = []
     if result is not None:
         lines += [
-            f"client on a cached host, {result.files} corpus files, a fresh URL per call "
-            "(per file the fastest of interleaved passes; µs are means over files, ratio = mean client / mean RobotsTxt, per-file ratios min-max):",
+            f"client on a cached host, {result.files} corpus files, a fresh URL per call (per file the "
+            "fastest of interleaved passes; µs: mean over files; ratio: mean client / mean RobotsTxt, "
+            "per-file ratios min-max):",
             f"  RobotsTxt.allowed            {result.robots_us:6.2f} µs/call",
             f"  RobotsClient.allowed         {result.sync_us:6.2f} µs/call  {result.sync_ratio:.2f}x "
             f"({result.sync_spread[0]:.2f}-{result.sync_spread[1]:.2f})  target <=1.5x  "

@@ -139,7 +139,9 @@ TARGETS: dict[str, tuple[str, Callable[[Table], tuple[str, str]]]] = {
     "parse": (">=4x Protego", _ratio_target("parse", "Protego", 4.0)),
     "parse_first": (
         ">=5x Protego, <=3.5x Google C++",
-        lambda t: _both(_ratio_target("parse_first", "Protego", 5.0)(t), _within("parse_first", "fast-robotstxt", 3.5)(t)),
+        lambda t: _both(
+            _ratio_target("parse_first", "Protego", 5.0)(t), _within("parse_first", "fast-robotstxt", 3.5)(t)
+        ),
     ),
     "rules10k": ("<=20 µs", _at_most("rules10k", 20.0)),
     "hostile:8 stars /*a*a*a*a*a*a*a*a*b": (

@@ -76,7 +76,9 @@ def load_sample(n: int, seed: int = SEED) -> list[Sample]:
 def largest_files(n: int) -> list[Sample]:
     """The ``n`` largest corpus files (cut at the 500 KiB limit), largest first."""
     manifest = [
-        json.loads(line) for line in (CORPUS / "manifest.jsonl").read_text(encoding="utf-8").split("\n") if line
+        json.loads(line)
+        for line in (CORPUS / "manifest.jsonl").read_text(encoding="utf-8").split("\n")
+        if line
     ]
     urls = {}
     for line in (CORPUS / "urls.jsonl").read_text(encoding="utf-8").split("\n"):

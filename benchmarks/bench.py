@@ -54,7 +54,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, help="per child-process case, seconds (default 5, quick 2)")
     p.add_argument("--no-isolated", action="store_true", help="skip (c), (d), (e) 500 KiB and (f)")
     p.add_argument("--no-paths", action="store_true", help="skip (g) many agents, the client and the stalls")
-    p.add_argument("--paths-only", action="store_true", help="only (g) many agents, the client and the stalls")
+    p.add_argument(
+        "--paths-only", action="store_true", help="only (g) many agents, the client and the stalls"
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--impl", help=argparse.SUPPRESS)
     p.add_argument("--min-time", type=float, default=0.3, help=argparse.SUPPRESS)
@@ -136,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
 
     _say("cross-check: robotskit profile='google' against jwm.robotstxt")
     diff, total, examples, why = (
-        _corpus.crosscheck_google(sample, _workloads.CROSSCHECK_AGENTS) if not args.paths_only else (None, 0, [], "skipped")
+        _corpus.crosscheck_google(sample, _workloads.CROSSCHECK_AGENTS)
+        if not args.paths_only
+        else (None, 0, [], "skipped")
     )
     crosscheck = f"robotskit[google] {diff}/{total} differ" if diff is not None else f"cross-check {why}"
 

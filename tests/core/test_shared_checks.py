@@ -101,7 +101,9 @@ def test_many_agents_from_threads_equal_decide() -> None:
 @given(
     st.lists(_GROUP, max_size=4),
     _CALLERS,
-    st.lists(st.sampled_from(["/", "/a", "/ab", "/b$", "/a%62", "/robots.txt", "/%61?b"]), min_size=1, max_size=6),
+    st.lists(
+        st.sampled_from(["/", "/a", "/ab", "/b$", "/a%62", "/robots.txt", "/%61?b"]), min_size=1, max_size=6
+    ),
     st.sampled_from(["https://h", "http://h:8", "gemini://g"]),
     st.sampled_from([None, "rfc9309", "google", "gemini"]),
 )

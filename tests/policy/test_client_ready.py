@@ -18,7 +18,13 @@ from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.testing import AsyncMockFetcher, FrozenClock, MockFetcher, http_response
 
 # a.examplex is unscripted (404: everything allowed) and starts with a.example's spelling
-HOSTS = ("https://a.example", "http://b.example:8080", "https://A.EXAMPLE:443", "https://c.example", "https://a.examplex")
+HOSTS = (
+    "https://a.example",
+    "http://b.example:8080",
+    "https://A.EXAMPLE:443",
+    "https://c.example",
+    "https://a.examplex",
+)
 BODIES = (
     b"User-agent: *\nDisallow: /p\nAllow: /p/ok\n\nUser-agent: mybot\nDisallow: /q\n",
     b"User-agent: *\nDisallow: /\n",
@@ -137,7 +143,9 @@ def test_async_lean_allowed_equals_decide() -> None:
 def test_threads_with_deletions_get_decide_answers(clock: FrozenClock) -> None:
     """Eight threads asking while another deletes entries get the answers `decide` gives."""
     script = {_key(host) + "/robots.txt": http_response(200, BODIES[0]) for host in HOSTS}
-    client = RobotsClient("MyBot", fetchers={"https": MockFetcher(script), "http": MockFetcher(script)}, clock=clock)
+    client = RobotsClient(
+        "MyBot", fetchers={"https": MockFetcher(script), "http": MockFetcher(script)}, clock=clock
+    )
     urls = [host + path for host in HOSTS for path in PATHS]
     expected = {url: client.decide(url).allowed for url in urls}
     wrong: list[str] = []
@@ -177,4 +185,8 @@ def test_ready_host_never_answers_for_a_longer_host_name(clock: FrozenClock) -> 
     assert client.allowed("https://a.examplex/q")  # 404 there: everything allowed
     assert client.allowed("https://a.example.com/q")
     assert not client.allowed("https://a.example?q")
-    assert fetcher.urls == ["https://a.example/robots.txt", "https://a.examplex/robots.txt", "https://a.example.com/robots.txt"]
+    assert fetcher.urls == [
+        "https://a.example/robots.txt",
+        "https://a.examplex/robots.txt",
+        "https://a.example.com/robots.txt",
+    ]
