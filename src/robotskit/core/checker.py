@@ -117,12 +117,16 @@ def make_checker(profile: Profile, plan: Plan) -> Check:
                 # as they are; letters spelt as escapes (`%7E`, `%41`) are decoded first, which
                 # is exact: only the escape step of the normalisation runs early (see
                 # `rfc_decode_escapes`), and decoding never moves the path's bounds.
-                hit = compiled.url_escaped(decode_escapes(url))
+                # (the property read apart from the call: mypyc would call the property's getter
+                # with the argument instead of the matcher it returns)
+                url_escaped = compiled.url_escaped
+                hit = url_escaped(decode_escapes(url))
                 if hit is not None:
                     return compiled.verdicts[hit.lastindex or 0]
             # (a URL over MAX_URL missed by length alone: its fast shapes may still apply)
             path = after_compiled(url) if len(url) <= MAX_URL else slow(url)
-            hit = compiled.path(path)
+            path_match = compiled.path
+            hit = path_match(path)
             if hit is not None:
                 return compiled.verdicts[hit.lastindex or 0]
         else:
