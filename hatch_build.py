@@ -19,12 +19,15 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-# The modules of robotskit.core that are compiled. Left out: the package's __init__ (it only
-# re-exports) and `robots`, whose ParsedRobots is subclassed by the interpreted RobotsTxt
-# (robotskit.document), which mypyc refuses for a compiled class unless it is marked with
-# mypy_extensions.mypyc_attr, a third-party import the standard-library-only core does not make.
+# The modules of robotskit.core that are compiled. Left out, and why:
+# - the package's __init__: it only re-exports;
+# - `robots`: its ParsedRobots is subclassed by the interpreted RobotsTxt (robotskit.document),
+#   which mypyc refuses for a compiled class unless it is marked with mypy_extensions.mypyc_attr,
+#   a third-party import the standard-library-only core does not make;
+# - `agents`: `Agent(purposes=[...])` takes any iterable and makes it a tuple in __post_init__,
+#   which a compiled dataclass refuses before that runs (its fields are type-checked on
+#   assignment); it is not on the hot path (agents are cached per string).
 COMPILED = (
-    "agents",
     "checker",
     "extensions",
     "lexer",

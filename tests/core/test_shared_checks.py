@@ -95,30 +95,3 @@ def test_many_agents_from_threads_equal_decide() -> None:
     for thread in threads:
         thread.join()
     assert wrong == []
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(_GROUP, max_size=4),
-    _CALLERS,
-    st.lists(
-        st.sampled_from(["/", "/a", "/ab", "/b$", "/a%62", "/robots.txt", "/%61?b"]), min_size=1, max_size=6
-    ),
-    st.sampled_from(["https://h", "http://h:8", "gemini://g"]),
-    st.sampled_from([None, "rfc9309", "google", "gemini"]),
-)
-def test_check_for_equals_allowed(
-    groups: list[tuple[list[str], list[tuple[str, str]]]],
-    agent: str | Agent | None,
-    paths: list[str],
-    host: str,
-    profile: str | None,
-) -> None:
-    """Property: the ready check `check_for(url, agent)` returns answers as `allowed` does for every
-    URL of the same scheme and host (what a client keeps per authority)."""
-    body = _file(groups)
-    robots = robotskit.parse(body, profile)
-    check = robots.check_for(host + paths[0], agent)
-    for path in paths:
-        expected = robotskit.parse(body, profile).decide(host + path, agent).allowed
-        assert check(host + path) is expected, (host + path, agent)

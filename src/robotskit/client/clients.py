@@ -111,8 +111,8 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
     def allowed(self, url: str, agent: str | Agent | None = None) -> bool:
         """May the agent fetch `url`? Fetches and caches robots.txt as needed."""
         # The common call, inlined: the client's agent, the authority asked last, the cache
-        # unchanged since and the entry fresh; the check kept for the agent answers (see
-        # ClientBase._ready_answer for the general case).
+        # unchanged since and the entry fresh; its parsed file answers from the check it keeps
+        # ready for the agent (see ClientBase._ready_answer for the general case).
         ready = self._last_ready
         if (
             agent is None
@@ -121,12 +121,9 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
             and ready.generation == self._generations.generation
             and self._clock() < ready.expires_at
         ):
-            check = ready.check()
-            if check is not None:
-                hit = check.url_match(url)
-                if hit is not None:
-                    return check.verdicts[hit.lastindex or 0]
-                return check.after_miss(url)
+            robots = ready.robots()
+            if robots is not None:
+                return robots.allowed(url, self._core.agent)
         answer = self._ready_answer(url, agent)
         if answer is not None:
             return answer
@@ -230,8 +227,8 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
     async def allowed(self, url: str, agent: str | Agent | None = None) -> bool:
         """May the agent fetch `url`? Fetches and caches robots.txt as needed."""
         # The common call, inlined: the client's agent, the authority asked last, the cache
-        # unchanged since and the entry fresh; the check kept for the agent answers (see
-        # ClientBase._ready_answer for the general case).
+        # unchanged since and the entry fresh; its parsed file answers from the check it keeps
+        # ready for the agent (see ClientBase._ready_answer for the general case).
         ready = self._last_ready
         if (
             agent is None
@@ -240,12 +237,9 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
             and ready.generation == self._generations.generation
             and self._clock() < ready.expires_at
         ):
-            check = ready.check()
-            if check is not None:
-                hit = check.url_match(url)
-                if hit is not None:
-                    return check.verdicts[hit.lastindex or 0]
-                return check.after_miss(url)
+            robots = ready.robots()
+            if robots is not None:
+                return robots.allowed(url, self._core.agent)
         answer = self._ready_answer(url, agent)
         if answer is not None:
             return answer

@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 from robotskit.cache import Cache, MemoryCache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
-from robotskit.core.checker import Check
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
 from robotskit.document import RobotsTxt
@@ -51,8 +50,8 @@ class _Ready(NamedTuple):
     key: str  # the cache key
     expires_at: float  # the entry's
     generation: int  # the MemoryCache's generation when the entry was last seen in it
-    robots: Callable[[], RobotsTxt | None]  # the entry's parsed file
-    check: Callable[[], Check | None]  # that file's check for the client's agent, for this authority
+    # the entry's parsed file, which keeps the client's agent's check ready (RobotsTxt.allowed)
+    robots: Callable[[], RobotsTxt | None]
 
 
 def _gone() -> None:
@@ -61,7 +60,7 @@ def _gone() -> None:
 
 _NO_MEMORY = MemoryCache(1)
 # No URL starts with a NUL, so this one never matches.
-_NOT_READY = _Ready("\x00", "", 0.0, -1, _gone, _gone)
+_NOT_READY = _Ready("\x00", "", 0.0, -1, _gone)
 
 # scheme -> (module, sync class, async class); imported lazily (httpx is heavy and optional here)
 _ADAPTERS: dict[str, tuple[str, str, str]] = {
@@ -283,15 +282,7 @@ class ClientBase(Generic[F, W]):
         if len(self._ready) >= _MAX_READY:
             self._ready.clear()
         prefix = found[0]
-        check = robots.check_for(url, self._core.agent)
-        ready = _Ready(
-            prefix + "/",
-            entry.authority,
-            entry.expires_at,
-            generation,
-            weakref.ref(robots),
-            weakref.ref(check),
-        )
+        ready = _Ready(prefix + "/", entry.authority, entry.expires_at, generation, weakref.ref(robots))
         self._ready[prefix] = self._last_ready = ready
 
     @property

@@ -176,16 +176,6 @@ class ParsedRobots:
         check.memo = (url, answer)
         return answer
 
-    def check_for(self, url: str, agent: AgentLike = None) -> Check:
-        """The ready check `allowed(u, agent)` uses for every `u` judged by the same profile as `url`.
-
-        Calling it with a URL equals `allowed` for that agent (property-tested); a client keeps it
-        per host so that a check is one call.
-        """
-        profile = self._profile or profile_for_url(url)
-        check = self._checkers.get((profile.name, agent))
-        return check if check is not None else self._checker(url, agent)
-
     def _checker(self, url: str, agent: AgentLike) -> Check:
         view, profile = self._resolve(url)
         if len(self._checkers) >= _MAX_CHECKERS:
