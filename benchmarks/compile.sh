@@ -26,7 +26,8 @@ cd "$TREE"
 import sys
 from setuptools import setup
 from mypyc.build import mypycify
-setup(name='robotskit-core', ext_modules=mypycify(sys.argv[1:], opt_level='3'), script_args=['build_ext', '--inplace'])
+MYPY_FLAGS = ('--follow-imports=silent', '--ignore-missing-imports')  # as hatch_build.py
+setup(name='robotskit-core', ext_modules=mypycify([*MYPY_FLAGS, *sys.argv[1:]], opt_level='3'), script_args=['build_ext', '--inplace'])
 " $modules
 rm -rf "$TREE/build"
 echo "compile: $(find "$TREE" -name '*.so' | wc -l) extension modules in $TREE"
