@@ -72,7 +72,8 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                 "from setuptools import setup\n"
                 "from mypyc.build import mypycify\n"
                 f"MYPY_FLAGS = {MYPY_FLAGS!r}\n"
-                "setup(name='robotskit-core', ext_modules=mypycify([*MYPY_FLAGS, *sys.argv[1:]], opt_level='3'),"
+                "extensions = mypycify([*MYPY_FLAGS, *sys.argv[1:]], opt_level='3')\n"
+                "setup(name='robotskit-core', ext_modules=extensions,"
                 " script_args=['build_ext', '--inplace'])\n"
             )
             subprocess.run([sys.executable, "-c", script, *modules], cwd=work, check=True)
