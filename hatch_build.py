@@ -77,7 +77,11 @@ class MypycBuildHook(BuildHookInterface):  # type: ignore[type-arg]
                 " script_args=['build_ext', '--inplace'])\n"
             )
             subprocess.run([sys.executable, "-c", script, *modules], cwd=work, check=True)
-            built = [p for p in work.rglob("*") if p.suffix in (".so", ".pyd")]
+            # the modules in place beside their sources, and mypyc's shared runtime at the top
+            # (not the copies setuptools leaves in build/)
+            built = [
+                p for p in [*work.glob("*"), *(work / "robotskit").rglob("*")] if p.suffix in (".so", ".pyd")
+            ]
             if not built:
                 raise RuntimeError("mypyc produced no extension modules")
             out = root / "build" / "mypyc"
