@@ -88,8 +88,10 @@ class ClientResult:
 
 
 def _robots_url(url: str) -> str:
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0]}/robots.txt"
+    """The robots.txt URL the client requests for `url` (its canonical authority)."""
+    from robotskit.policy.authority import authority_key  # noqa: PLC0415
+
+    return authority_key(url) + "/robots.txt"
 
 
 def _timed(check: Callable[[str], Any], urls: Sequence[str]) -> float:

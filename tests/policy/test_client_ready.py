@@ -17,8 +17,10 @@ from robotskit.agents import Agent
 from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.testing import AsyncMockFetcher, FrozenClock, MockFetcher, http_response
 
-# a.examplex is unscripted (404: everything allowed) and starts with a.example's spelling
+# a.examplex is unscripted (404: everything allowed) and starts with a.example's spelling; d.example
+# answers 503 (unreachable: everything disallowed but /robots.txt)
 HOSTS = (
+    "https://d.example",
     "https://a.example",
     "http://b.example:8080",
     "https://A.EXAMPLE:443",
@@ -36,8 +38,10 @@ AGENTS = (None, "MyBot", "OtherBot", "mybot/2.0 (+x)", Agent("zed", aliases=("my
 
 def _script() -> dict[str, list[object]]:
     """Each host serves the bodies in turn, one per fetch (the last repeats)."""
-    robots = {host.lower().replace(":443", "") + "/robots.txt" for host in HOSTS[:4]}
-    return {url: [http_response(200, body) for body in BODIES] for url in robots}
+    robots = {host.lower().replace(":443", "") + "/robots.txt" for host in HOSTS[1:5]}
+    script: dict[str, list[object]] = {url: [http_response(200, body) for body in BODIES] for url in robots}
+    script["https://d.example/robots.txt"] = [http_response(503, b"")]
+    return script
 
 
 _OPS = st.one_of(

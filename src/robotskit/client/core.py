@@ -23,8 +23,9 @@ from robotskit.cache import Cache, MemoryCache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
-from robotskit.document import RobotsTxt
+from robotskit.document import RobotsTxt, parse
 from robotskit.errors import FetchError, InvalidArgument
+from robotskit.policy.classify import Outcome
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
 
@@ -59,6 +60,9 @@ def _gone() -> None:
 
 
 _NO_MEMORY = MemoryCache(1)
+# What answers for a host without a robots.txt (RFC 9309 2.3.1.3, e.g. a 404): `decide` allows
+# every URL, and so does an empty file.
+_ALLOW_ALL = parse(b"")
 # No URL starts with a NUL, so this one never matches.
 _NOT_READY = _Ready("\x00", "", 0.0, -1, _gone)
 
@@ -261,7 +265,7 @@ class ClientBase(Generic[F, W]):
             # the cache changed: still an entry for this host, fresh, with this very parse (the
             # parse memo is keyed by body, so an equal body answers equally)?
             entry = memory.get(ready.key)
-            if entry is None or entry.parsed(self._core.profile) is not robots:
+            if entry is None or self._answering(entry) is not robots:
                 return None
             ready = ready._replace(generation=generation, expires_at=entry.expires_at)
             self._ready[ready.prefix[:-1]] = ready
@@ -271,12 +275,20 @@ class ClientBase(Generic[F, W]):
         # equal to decide(...).allowed: with a parsed file, `decide` answers from it (fresh or stale)
         return robots.allowed(url, self._core.agent if agent is None else agent)
 
+    def _answering(self, entry: RobotsEntry) -> RobotsTxt | None:
+        """The parsed file whose `allowed` equals `decide(entry, ...).allowed`, if there is one
+        (none for an unreachable host: its answer depends on the path in another way)."""
+        robots = entry.parsed(self._core.profile)
+        if robots is None and entry.outcome is Outcome.UNAVAILABLE:
+            return _ALLOW_ALL
+        return robots
+
     def _keep_ready(self, url: str, entry: RobotsEntry, generation: int) -> None:
         """Remember `entry`, looked up for `url` when the cache was at `generation`, for `allowed`."""
         if self._memory is None:
             return
         found = _PREFIX.match(url)
-        robots = entry.parsed(self._core.profile)
+        robots = self._answering(entry)
         if found is None or robots is None:
             return
         if len(self._ready) >= _MAX_READY:

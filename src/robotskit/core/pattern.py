@@ -142,10 +142,10 @@ INDEX_AFTER = 4
 BIG_SET = 256
 # A flat index gives its wildcard and `$` rules the per-rule index this many at a time (a
 # chunk costs about a millisecond to index).
-SPECIAL_CHUNK = 96
+SPECIAL_CHUNK = 48
 # The one-search pre-test for `/*X` rules is an alternation of their literals; compiling one of
 # more characters than this costs the regex compiler milliseconds, so they are tried one by one.
-MAX_NEEDLE_CHARS = 800
+MAX_NEEDLE_CHARS = 400
 # In "\n" + the "\n"-joined patterns of a rule set: a pattern that is empty or starts with
 # neither '/' nor '*'. Led by a literal, so the regex engine skips ahead to each "\n" in C.
 _UNMATCHABLE = re.compile(r"\n(?![/*])")
