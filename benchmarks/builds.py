@@ -57,7 +57,7 @@ def _child(files: int) -> dict[str, float]:
                 robots.allowed(s.urls[0], token)
         many = (now() - t0) / len(sample) / 1000
     client = _paths.client(sample[::5], 3)
-    compiled = robotskit.core.robots.__file__.endswith((".so", ".pyd"))
+    compiled = robotskit.core.pattern.__file__.endswith((".so", ".pyd"))
     return {
         "check": statistics.median(checks),
         "parse_first": statistics.fmean(first),

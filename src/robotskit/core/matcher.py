@@ -227,10 +227,12 @@ class View:
         if profile.judge_every_token:
             return None
         if agent is None:
-            return self._groups_for(["*"])
+            return self.global_groups
         if type(agent) is not str:
             return None
-        return self._groups_for([self._caller_token(profile, agent)])
+        # `_groups_for([token])` for one token: an index entry is already its sorted positions
+        token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
+        return (self.index.get(token) if token != "*" else None) or self.global_groups
 
     def _caller_token(self, profile: Profile, name: str) -> str:
         # SPEC 1: rfc9309 reduces the caller's user agent to its product token; google compares it as given.

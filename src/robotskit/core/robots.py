@@ -137,13 +137,16 @@ class ParsedRobots:
 
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)
+        return self._view(profile), profile
+
+    def _view(self, profile: Profile) -> View:
         # Keyed by profile, not by family: a View holds what its profile reads into the file
         # (the Gemini preamble group, diagnostics), so sharing one made verdicts depend on
         # which profile asked first.
         view = self._views.get(profile.name)
         if view is None:
             view = self._views[profile.name] = View(self._groups_source(), profile)
-        return view, profile
+        return view
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
@@ -166,7 +169,7 @@ class ParsedRobots:
             profile = profile_for_url(url) if url[:1] in "gG" else _RFC
         check = self._checkers.get((profile.name, agent))
         if check is None:
-            check = self._checker(url, agent)
+            check = self._checker(profile, agent)
         if profile is self._profile or profile is _RFC:
             self._last = _last_check(agent, check)
         memo = check.memo  # another agent of the same group set may have just asked about this URL
@@ -176,8 +179,8 @@ class ParsedRobots:
         check.memo = (url, answer)
         return answer
 
-    def _checker(self, url: str, agent: AgentLike) -> Check:
-        view, profile = self._resolve(url)
+    def _checker(self, profile: Profile, agent: AgentLike) -> Check:
+        view = self._view(profile)
         if len(self._checkers) >= _MAX_CHECKERS:
             self._checkers.clear()
             self._shared.clear()
