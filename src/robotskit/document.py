@@ -41,4 +41,10 @@ def parse(
     (gemini for gemini:// URLs, rfc9309 otherwise). `max_bytes`: how much to read (at least
     500 KiB). `robots_url`: where the file came from, to resolve relative sitemap URLs.
     """
+    if profile is not None and not isinstance(profile, str):
+        raise TypeError(f"profile must be a str or None, not {type(profile).__name__}")
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool):
+        raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
+    if robots_url is not None and not isinstance(robots_url, str):
+        raise TypeError(f"robots_url must be a str or None, not {type(robots_url).__name__}")
     return RobotsTxt(data, profile, max_bytes=max_bytes, robots_url=robots_url)

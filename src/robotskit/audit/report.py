@@ -12,15 +12,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
 from robotskit.core.model import Group
 from robotskit.core.profiles import RFC9309
+from robotskit.document import RobotsTxt
 from robotskit.lint.context import token_for
-
-if TYPE_CHECKING:
-    from robotskit.document import RobotsTxt
 
 SCHEMA = "robotskit.audit/1"
 FULL, PARTIAL, NONE = "full", "partial", "none"
@@ -269,6 +267,10 @@ def audit(
     `crawlers` may mix `Crawler` values and plain tokens (looked up in the table, else audited
     as an unknown crawler). `paths` replaces the sample paths (each an absolute path).
     """
+    if not isinstance(robots, RobotsTxt):
+        raise TypeError(
+            f"robots must be a robotskit.RobotsTxt (from robotskit.parse), not {type(robots).__name__}"
+        )
     table, chosen = _as_crawlers(crawlers)
     sample = tuple(paths) if paths is not None else sample_paths(robots)
     if not sample:

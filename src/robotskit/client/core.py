@@ -61,6 +61,14 @@ class ClientCore(Generic[F]):
         is_async: bool,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
+        for name, value, kinds in (
+            ("user_agent", user_agent, (str, type(None))),
+            ("profile", profile, (str, type(None))),
+            ("timeout", timeout, (int, float)),
+            ("max_bytes", max_bytes, (int,)),
+        ):
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                raise TypeError(f"{name} has the wrong type: {type(value).__name__}")
         if profile is not None:
             get_profile(profile)  # raises UnknownProfile early, not at the first decision
         if max_bytes < DEFAULT_MAX_BYTES:

@@ -139,29 +139,33 @@ class ParsedRobots:
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
-        # The same caller asking again is the common case: `_last` holds its compiled check's
-        # URL regex and verdicts (see _checker), so most checks are this one regex match.
-        last = self._last  # one tuple, read atomically: safe under threads
-        if agent is last[0]:
-            hit = last[1](url)
-            if hit is not None:
-                # never None: every alternative of the regex ends in a marker group
-                return last[2][hit.lastindex]  # type: ignore[index]
-            if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
-                same = last[3]
-                answer = same.after_miss(url)
-                if same.url_match is not last[1]:  # compiled by this very call
-                    self._last = _last_check(agent, same)
-                return answer
-        profile = self._profile
-        if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
-            profile = profile_for_url(url) if url[:1] in "gG" else _RFC
-        check = self._checkers.get((profile.name, agent))
-        if check is None:
-            check = self._checker(url, agent)
-        if profile is self._profile or profile is _RFC:
-            self._last = _last_check(agent, check)
-        return check(url)
+        try:  # zero-cost until it raises (3.11+): wrong argument types are named below
+            # The same caller asking again is the common case: `_last` holds its compiled check's
+            # URL regex and verdicts (see _checker), so most checks are this one regex match.
+            last = self._last  # one tuple, read atomically: safe under threads
+            if agent is last[0]:
+                hit = last[1](url)
+                if hit is not None:
+                    # never None: every alternative of the regex ends in a marker group
+                    return last[2][hit.lastindex]  # type: ignore[index]
+                if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
+                    same = last[3]
+                    answer = same.after_miss(url)
+                    if same.url_match is not last[1]:  # compiled by this very call
+                        self._last = _last_check(agent, same)
+                    return answer
+            profile = self._profile
+            if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
+                profile = profile_for_url(url) if url[:1] in "gG" else _RFC
+            check = self._checkers.get((profile.name, agent))
+            if check is None:
+                check = self._checker(url, agent)
+            if profile is self._profile or profile is _RFC:
+                self._last = _last_check(agent, check)
+            return check(url)
+        except (TypeError, AttributeError):
+            _check_types(url, agent)
+            raise
 
     def _checker(self, url: str, agent: AgentLike) -> Check:
         view, profile = self._resolve(url)
@@ -172,6 +176,7 @@ class ParsedRobots:
 
     def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
         """Like `allowed`, with the deciding rule, groups and reason; `explain` lists every match too."""
+        _check_types(url, agent)
         view, profile = self._resolve(url)
         return decide(view, profile, url, agent, explain=explain)
 
@@ -279,6 +284,14 @@ class ParsedRobots:
             f"<{type(self).__name__} profile={self.profile or 'auto'} "
             f"groups={len(self._groups_source().groups)} size={self.size} truncated={self.truncated}>"
         )
+
+
+def _check_types(url: object, agent: object) -> None:
+    """Raise TypeError naming the argument whose type is wrong (called off the fast path only)."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str (an absolute URL or a path), not {type(url).__name__}")
+    if agent is not None and not isinstance(agent, (str, Agent)):
+        raise TypeError(f"agent must be a str, a robotskit.Agent or None, not {type(agent).__name__}")
 
 
 def _restore(

@@ -11,19 +11,16 @@ does I/O. Every id is documented in docs/lint.md.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING
 
 from robotskit.core.model import Diagnostic
 from robotskit.core.profiles import RFC9309
+from robotskit.core.robots import ParsedRobots
 from robotskit.errors import UnknownProfile
 from robotskit.lint import parse_checks as _lint_parse
 from robotskit.lint import rule_checks as _lint_rules
 from robotskit.lint import value_checks as _lint_values
 from robotskit.lint.context import CODES, PROFILES, Context, token_for
 from robotskit.lint.patterns import match_end
-
-if TYPE_CHECKING:
-    from robotskit.core.robots import ParsedRobots
 
 __all__ = ["CODES", "check_selectors", "lint", "match_end", "token_for", "wanted"]
 
@@ -48,6 +45,12 @@ def lint(
     `select` and `ignore` are ids or id prefixes (`RK3`); see `wanted` for how they combine.
     Raises `ValueError` for a selector that names no id.
     """
+    if not isinstance(robots, ParsedRobots):
+        raise TypeError(
+            f"robots must be a robotskit.RobotsTxt (from robotskit.parse), not {type(robots).__name__}"
+        )
+    if profile is not None and not isinstance(profile, str):
+        raise TypeError(f"profile must be a str or None, not {type(profile).__name__}")
     chosen = profile or robots.profile or RFC9309
     if chosen not in PROFILES:
         raise UnknownProfile(f"unknown profile {chosen!r}; expected one of {', '.join(PROFILES)}")

@@ -42,6 +42,8 @@ def authority_key(url: str) -> str:
     Raises `InvalidURL` for a URL without a host, with a scheme other than http, https,
     ftp or gemini, or with a port that is not a number in 0..65535.
     """
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
     try:
         parts = urlsplit(url.strip())
         port = parts.port
