@@ -1,8 +1,9 @@
 """`robotskit cache info` and `robotskit cache clear [HOST]`: the CLI's robots.txt cache and Gemini pins.
 
 Both honour `--cache` (a SQLite file or a cache URL); the pins live beside the SQLite cache.
-`clear HOST` forgets that host's robots.txt for every scheme (or just one authority when HOST
-is a URL) and its Gemini certificate pin, so a legitimately changed certificate is trusted again.
+`clear HOST[:PORT]` forgets that host's robots.txt for every scheme (on the default ports, or on
+PORT), or one authority when HOST is a URL, and its Gemini certificate pins (every port unless one
+is named), so a legitimately changed certificate is trusted again.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def add_cache_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], 
     info.set_defaults(handler=cmd_cache)
     clear = actions.add_parser("clear", parents=[where], help="forget every cached file, or one host's")
     clear.add_argument(
-        "host", nargs="?", metavar="HOST", help="a host (every scheme) or a URL (its authority)"
+        "host", nargs="?", metavar="HOST", help="HOST[:PORT] (every scheme) or a URL (its authority)"
     )
     clear.set_defaults(handler=cmd_cache)
 
@@ -56,6 +57,21 @@ def _authorities(host: str) -> list[str]:
         return [authority_key(f"{scheme}://{host}/") for scheme in _SCHEMES]
     except InvalidURL as exc:
         raise CliError(f"{host!r} is not a host name or a URL: {exc}") from exc
+
+
+def _forget_pins(store: TofuStore, host: str) -> list[str]:
+    """Forget the Gemini pins of HOST: every port of a bare host, else the port HOST names."""
+    parts = urlsplit(host if "://" in host else f"//{host}")
+    if "://" in host and parts.scheme.lower() != "gemini":
+        return []
+    name, port = (parts.hostname or "").lower(), parts.port
+    forgotten = []
+    for key in store.pins():
+        pinned_host, _, pinned_port = key.rpartition(":")
+        if pinned_host.strip("[]") == name and (port is None or str(port) == pinned_port):
+            store.forget(pinned_host.strip("[]"), int(pinned_port))
+            forgotten.append(f"pin {key}")
+    return forgotten
 
 
 def cmd_cache(args: argparse.Namespace, out: Output) -> int:
@@ -91,9 +107,8 @@ def cmd_cache(args: argparse.Namespace, out: Output) -> int:
                 if cache.get(key) is not None:
                     removed.append(key)
                 cache.delete(key)
-                parts = urlsplit(key)
-                if parts.scheme == "gemini" and parts.hostname and path is not None and path.exists():
-                    TofuStore(path).forget(parts.hostname, parts.port or 1965)
+            if path is not None and path.exists():
+                removed += _forget_pins(TofuStore(path), args.host)
         if out.json:
             return out.document("cache", {"action": "clear", "cache": spec, "removed": removed}, OK)
         if args.host is None:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import robotskit
 from robotskit.cli._origin import FILE, STDIN, Origin, fetch_entry
-from robotskit.core.agents import product_token
+from robotskit.core.agents import GEMINI_PURPOSES, product_token
 from robotskit.core.profiles import profile_for_url
 from robotskit.errors import FetchError
 from robotskit.fetch.gemini import TofuStore
@@ -246,6 +246,11 @@ def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
     stripped = text.strip()
     if not stripped:
         raise CliError("--agent is empty: give the crawler's product token, e.g. --agent MyBot")
+    if "://" in stripped or stripped.startswith("/"):
+        raise CliError(
+            f"--agent {text!r} looks like a URL or a path, not a crawler's product token "
+            "(were --agent and a URL swapped?)"
+        )
     token = product_token(stripped)
     if not token:
         raise CliError(f"--agent {text!r} has no product token (letters, digits, '-' or '_')")
@@ -264,9 +269,14 @@ def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
 def agents_of(args: argparse.Namespace, *, required: bool = True) -> list[str | robotskit.Agent]:
     """Every `--agent` (repeatable: each is judged separately), in the order given, duplicates dropped."""
     given: list[str] = list(getattr(args, "agent", None) or ())
+    for purpose in getattr(args, "purpose", None) or ():
+        if purpose.lower() not in GEMINI_PURPOSES:
+            raise CliError(f"unknown --purpose {purpose!r}: purposes are {', '.join(GEMINI_PURPOSES)}")
     if not given:
         if required:
             raise CliError("give the crawler's product token with --agent NAME")
+        if getattr(args, "purpose", None) or getattr(args, "alias", None):
+            raise CliError("--purpose and --alias describe an --agent: give --agent NAME too")
         return []
     agents: dict[str | robotskit.Agent, None] = {}
     for text in given:

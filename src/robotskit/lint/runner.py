@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from robotskit.core.model import Diagnostic
-from robotskit.core.profiles import RFC9309
+from robotskit.core.profiles import RFC9309, get_profile
 from robotskit.core.robots import ParsedRobots
 from robotskit.errors import UnknownProfile
 from robotskit.lint import parse_checks as _lint_parse
@@ -71,6 +71,9 @@ def lint(
 def _merged(ctx: Context) -> list[Diagnostic]:
     """The parser's diagnostics, then each rule's that says something new."""
     found: list[Diagnostic] = list(ctx.robots.diagnostics)
+    if get_profile(ctx.profile).preamble_applies:
+        # The parser reports rules before any user-agent as ignored; this profile applies them.
+        found = [d for d in found if d.code != "RK120"]
     reported = {(d.code, d.line) for d in found} | {(d.code, 0) for d in found if d.code in _FILE_CODES}
     seen = {(d.code, d.line, d.column, d.message) for d in found}
     for check in _CHECKS:
