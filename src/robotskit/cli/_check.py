@@ -171,10 +171,12 @@ def _group_reason(group: Group | None, token: str, profile: str) -> str:
         for line, raw in reversed(list(zip(group.agent_lines, group.raw_agents, strict=True)))
     }
     if token != "*" and token.lower() in lines:
-        return f"line {lines[token.lower()]} names '{token}'"
+        line = lines[token.lower()]
+        return f"names '{token}'" if line == group.line else f"line {line} names '{token}'"
     if "*" in lines:
         why = "" if token == "*" else f": no group names '{token}'"
-        return f"the '*' group (line {lines['*']}){why}"
+        at = "" if lines["*"] == group.line else f" (line {lines['*']})"
+        return f"the '*' group{at}{why}"
     return f"names '{token}'"
 
 

@@ -92,7 +92,7 @@ def is_url(text: str) -> bool:
 
 
 def is_robots_url(text: str) -> bool:
-    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (SPEC.md 6)."""
+    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (RFC 9309 2.3)."""
     return is_url(text) and urlsplit(text).path == "/robots.txt"
 
 

@@ -23,7 +23,7 @@ from robotskit.lint.context import RULE_KINDS, Check, Context, lines_of
 
 __all__ = ["CHECKS"]
 
-_SIZE_LIMIT = 512_000  # SPEC.md 2: the first 500 KiB are parsed
+_SIZE_LIMIT = 512_000  # RFC 9309 2.5: the first 500 KiB are parsed
 _TYPO_KEYS = {
     LineKind.USER_AGENT: "user-agent",
     LineKind.ALLOW: "allow",
