@@ -113,9 +113,7 @@ def split_targets(targets: Sequence[str], robots: str | None) -> tuple[str | Non
 
 def read_local(source: str) -> bytes:
     if source == "-":
-        stream = sys.stdin
-        buffer = getattr(stream, "buffer", None)
-        return buffer.read() if buffer is not None else stream.read().encode("utf-8")
+        return sys.stdin.buffer.read()
     try:
         return Path(source).read_bytes()
     except OSError as exc:
