@@ -9,7 +9,7 @@ The core (parse, match) uses only the standard library. See README.md for the to
 """
 
 from robotskit.audit.diff import VerdictChange, VerdictDiff, diff_verdicts
-from robotskit.cache.backends import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
+from robotskit.cache import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
 from robotskit.client.clients import AsyncRobotsClient, RobotsClient
 from robotskit.core.agents import GEMINI_PURPOSES, Agent, product_token
 from robotskit.core.extensions import RequestRate

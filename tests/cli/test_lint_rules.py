@@ -178,6 +178,7 @@ def test_vector(
     assert _found(body, profile, content_type) == expected
 
 
+@pytest.mark.slow
 def test_oversized_file_says_what_is_ignored() -> None:
     """A file over 500 KiB gets one RK104 that names the size limit."""
     body = b"User-agent: *\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(60_000))

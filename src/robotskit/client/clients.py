@@ -17,10 +17,11 @@ import inspect
 import threading
 from types import TracebackType
 
-from robotskit.cache.backends import MemoryCache
-from robotskit.client.core import ClientBase, wrap_os_error
+from robotskit.cache import MemoryCache
+from robotskit.client.core import ClientBase, wrap_foreign_error, wrap_os_error
 from robotskit.core.agents import Agent
 from robotskit.core.model import Decision
+from robotskit.errors import RobotskitError
 from robotskit.policy.flow import RobotsEntry, arun_flow, run_flow
 from robotskit.policy.messages import AsyncFetcher, Fetcher, FetchRequest, FetchResponse
 
@@ -50,6 +51,9 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
     User-Agent sent with every fetch (default: the token). `cache`: a `Cache` or a URL for
     `open_cache` (default: an in-memory LRU). `profile`: None chooses per URL (gemini for
     gemini://, rfc9309 otherwise). `fetchers`: adapters by scheme. `clock`: epoch seconds.
+    `public_only=True`: the default adapters refuse to connect to loopback, private,
+    link-local, multicast and reserved addresses (checked on the resolved address, on every
+    redirect hop); such a host is "unreachable" with the reason "address not public".
     """
 
     _is_async = False
@@ -96,8 +100,12 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
         fetcher = self._core.fetcher(request.url)
         try:
             return fetcher.fetch(request)
+        except RobotskitError:
+            raise
         except OSError as exc:
             raise wrap_os_error(request, exc) from exc
+        except Exception as exc:
+            raise wrap_foreign_error(request, exc) from exc
 
     def decide(self, url: str, agent: str | Agent | None = None) -> Decision:
         """The decision for `url`; its `reason` and `source` name the fetch outcome."""
@@ -195,8 +203,12 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         fetcher = self._core.fetcher(request.url)
         try:
             return await fetcher.fetch(request)
+        except RobotskitError:
+            raise
         except OSError as exc:
             raise wrap_os_error(request, exc) from exc
+        except Exception as exc:
+            raise wrap_foreign_error(request, exc) from exc
 
     async def decide(self, url: str, agent: str | Agent | None = None) -> Decision:
         """The decision for `url`; its `reason` and `source` name the fetch outcome."""

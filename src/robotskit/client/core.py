@@ -9,13 +9,15 @@ clients drive the flows and run single-flight themselves (threads or tasks).
 from __future__ import annotations
 
 import importlib
+import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from robotskit.cache.backends import Cache, open_cache
+from robotskit.cache import Cache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
@@ -24,7 +26,9 @@ from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
 
-__all__ = ["ClientBase", "ClientCore", "wrap_os_error"]
+__all__ = ["ClientBase", "ClientCore", "wrap_foreign_error", "wrap_os_error"]
+
+log = logging.getLogger("robotskit.client")
 
 # scheme -> (module, sync class, async class); imported lazily (httpx is heavy and optional here)
 _ADAPTERS: dict[str, tuple[str, str, str]] = {
@@ -59,6 +63,7 @@ class ClientCore(Generic[F]):
         clock: Callable[[], float] | None,
         policy: PolicyConfig,
         is_async: bool,
+        public_only: bool = False,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
         for name, value, kinds in (
@@ -74,8 +79,8 @@ class ClientCore(Generic[F]):
         if max_bytes < DEFAULT_MAX_BYTES:
             # SPEC.md 2: the size limit is configurable "but never below" 500 KiB (RFC 9309 2.5).
             raise InvalidArgument(f"max_bytes must be at least {DEFAULT_MAX_BYTES}, got {max_bytes}")
-        if timeout <= 0:
-            raise InvalidArgument(f"timeout must be positive, got {timeout}")
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout}")
         self.agent = agent
         self.user_agent = user_agent or _default_user_agent(agent)
         self.profile = profile
@@ -88,6 +93,8 @@ class ClientCore(Generic[F]):
         self.fetchers: dict[str, F] = dict(fetchers or {})
         self.created: dict[str, F] = {}  # adapters this client made, and so closes
         self.is_async = is_async
+        # Default adapters only: adapters passed in `fetchers` apply their own address policy.
+        self.public_only = public_only
         self.lock = threading.Lock()
         self.closed = False
 
@@ -111,7 +118,8 @@ class ClientCore(Generic[F]):
         with self.lock:
             if name not in self.created:
                 module = importlib.import_module(module_name)
-                self.created[name] = getattr(module, async_name if self.is_async else sync_name)()
+                adapter_class = getattr(module, async_name if self.is_async else sync_name)
+                self.created[name] = adapter_class(public_only=self.public_only)
             adapter = self.created[name]
             self.fetchers.setdefault(scheme, adapter)
         return adapter
@@ -149,6 +157,17 @@ def wrap_os_error(request: FetchRequest, exc: OSError) -> FetchError:
     return os_error(exc, request.url, request.url)
 
 
+def wrap_foreign_error(request: FetchRequest, exc: Exception) -> FetchError:
+    """Whatever else an adapter lets escape while talking to a server is that server's fault.
+
+    A server must never crash the caller: the exception becomes an "unreachable" outcome
+    (reason "bad response") and is logged with its traceback, since it marks a gap in an
+    adapter's error mapping that deserves a bug report.
+    """
+    log.warning("fetch adapter raised %s for %s", type(exc).__name__, request.url, exc_info=exc)
+    return FetchError(f"unexpected failure fetching {request.url}: {exc!r}", url=request.url, kind="protocol")
+
+
 class ClientBase(Generic[F, W]):
     """What both clients share: their one constructor and their read-only properties.
 
@@ -170,6 +189,7 @@ class ClientBase(Generic[F, W]):
         fetchers: Mapping[str, F] | None = None,
         clock: Callable[[], float] | None = None,
         policy: PolicyConfig = DEFAULT_POLICY,
+        public_only: bool = False,
     ) -> None:
         self._core: ClientCore[F] = ClientCore(
             agent,
@@ -182,6 +202,7 @@ class ClientBase(Generic[F, W]):
             clock=clock,
             policy=policy,
             is_async=self._is_async,
+            public_only=public_only,
         )
         # Single-flight (SPEC.md 6): authority -> the fetch in progress; `_mutex` guards it
         # across threads (an event loop's tasks need no lock).

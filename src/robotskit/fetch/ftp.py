@@ -7,7 +7,13 @@ This module owns the FTP exchange for `ftp://host[:port]/robots.txt`:
   a permanent or transient refusal at login (530, 421, ...) or at RETR (550 no such file, 450, ...)
   is returned as `FetchResponse(status=<code>, meta=<reply text>)`; a completed transfer is the
   final reply code (226 or 250) with the body;
-- socket failures become `FetchError` kinds and a garbled reply a `ProtocolViolation`.
+- socket failures become `FetchError` kinds and a garbled reply a `ProtocolViolation`;
+- `request.timeout` is a total deadline for the control *and* data connections: a watchdog
+  shuts both sockets down when it passes, so a server dripping its banner or a reply one byte
+  at a time (each read well inside any per-read timeout) still ends the fetch on time;
+- `public_only=True` resolves the host, refuses a non-public address and connects to the
+  address it checked (passive data connections go to that same address: ftplib ignores the
+  address in a PASV reply).
 `AsyncFtpFetcher` runs the same code in a worker thread.
 """
 
@@ -16,10 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ftplib
+import socket
+import threading
 import time
 from urllib.parse import unquote, urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._addresses import check_public
 from robotskit.fetch._errors import os_error
 from robotskit.policy.messages import FetchRequest, FetchResponse
 
@@ -72,21 +81,76 @@ class _Deadline:
         return left
 
 
+class _Watchdog:
+    """Shuts down every socket it watches when the deadline passes (unblocking their reads)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            if sock not in self._socks:
+                self._socks.append(sock)
+            if self.fired:
+                _shutdown(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self._socks:
+                _shutdown(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shutdown(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _FTP(ftplib.FTP):
+    """ftplib.FTP whose control and data sockets are handed to a watchdog as soon as they exist."""
+
+    def __init__(self, watchdog: _Watchdog, timeout: float) -> None:
+        super().__init__(timeout=timeout)
+        self._watchdog = watchdog
+
+    def getresp(self) -> str:
+        if self.sock is not None:  # connect() reads the banner right after creating the socket
+            self._watchdog.watch(self.sock)
+        return super().getresp()
+
+    def ntransfercmd(self, cmd: str, rest: int | str | None = None) -> tuple[socket.socket, int | None]:
+        conn, size = super().ntransfercmd(cmd, rest)
+        self._watchdog.watch(conn)
+        return conn, size
+
+
 class FtpFetcher:
     """Synchronous FTP `Fetcher`. One control connection per fetch, closed afterwards.
 
-    `request.timeout` bounds the whole fetch: each socket operation gets what is left of it.
+    `request.timeout` bounds the whole fetch: each socket operation gets what is left of it,
+    and a watchdog shuts the sockets down at the deadline. `public_only=True` refuses hosts
+    that resolve to loopback, private, link-local, multicast or reserved addresses.
     """
 
-    def __init__(self, *, passive: bool = True) -> None:
+    def __init__(self, *, passive: bool = True, public_only: bool = False) -> None:
         self._passive = passive
+        self._public_only = public_only
 
     def fetch(self, request: FetchRequest) -> FetchResponse:
         target = _target(request.url)
         host, port = target[0], target[1]
         started = time.monotonic()
         deadline = _Deadline(request.timeout, request.url)
-        ftp = ftplib.FTP(timeout=request.timeout)
+        watchdog = _Watchdog(request.timeout)
+        ftp = _FTP(watchdog, request.timeout)
         try:
             status, meta, body, truncated = self._exchange(ftp, target, request, deadline)
         except (FetchError, InvalidURL):
@@ -95,15 +159,17 @@ class FtpFetcher:
             # A refusal is an answer: 530 login refused, 550 no such file, 421 busy ... (the policy maps it)
             status, meta = _reply_code(exc, request.url)
             body, truncated = b"", False
-        except TimeoutError as exc:
-            raise FetchTimeout(f"timed out fetching {request.url}", url=request.url) from exc
-        except (ftplib.error_reply, ftplib.error_proto, EOFError) as exc:
+        except (TimeoutError, ftplib.Error, EOFError, OSError, UnicodeError) as exc:
+            if watchdog.fired or isinstance(exc, TimeoutError):
+                raise FetchTimeout(f"timed out fetching {request.url}", url=request.url) from exc
+            if isinstance(exc, OSError):
+                raise os_error(exc, request.url, f"{host}:{port}") from exc
+            # error_reply, error_proto, a reply line over ftplib's 8 KiB, a reply not in UTF-8, EOF
             raise ProtocolViolation(
                 f"unexpected FTP reply from {host}:{port}: {exc}", url=request.url
             ) from exc
-        except OSError as exc:
-            raise os_error(exc, request.url, f"{host}:{port}") from exc
         finally:
+            watchdog.cancel()
             ftp.close()
         return FetchResponse(
             url=request.url,
@@ -119,11 +185,18 @@ class FtpFetcher:
         self, ftp: ftplib.FTP, target: _Target, request: FetchRequest, deadline: _Deadline
     ) -> tuple[int, str, bytes, bool]:
         host, port, user, password, path = target
+        if self._public_only:
+            try:
+                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except socket.gaierror as exc:
+                raise os_error(exc, request.url, host) from exc
+            host = check_public(host, infos, request.url)  # connect to the address checked
         ftp.connect(host, port, timeout=deadline.left())
         ftp.login(user, password)
         ftp.set_pasv(self._passive)
         _settimeout(ftp, deadline.left())
         ftp.voidcmd("TYPE I")  # binary: the body must reach the parser byte for byte
+        ftp.timeout = deadline.left()  # the data connection's connect timeout
         conn = ftp.transfercmd(f"RETR {path}")
         body = bytearray()
         with conn:
@@ -152,8 +225,8 @@ def _settimeout(ftp: ftplib.FTP, seconds: float) -> None:
 class AsyncFtpFetcher:
     """Asynchronous FTP `AsyncFetcher`: `FtpFetcher` in a worker thread (`asyncio.to_thread`)."""
 
-    def __init__(self, *, passive: bool = True) -> None:
-        self._sync = FtpFetcher(passive=passive)
+    def __init__(self, *, passive: bool = True, public_only: bool = False) -> None:
+        self._sync = FtpFetcher(passive=passive, public_only=public_only)
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:
         return await asyncio.to_thread(self._sync.fetch, request)

@@ -20,6 +20,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import re
+import socket
 import ssl
 import time
 from collections.abc import Awaitable
@@ -27,6 +28,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._addresses import check_public
 from robotskit.fetch._errors import os_error
 from robotskit.fetch._tofu import Pin, TofuStore, cert_not_after
 from robotskit.policy.messages import FetchRequest, FetchResponse
@@ -122,9 +124,16 @@ class _Deadline:
 class AsyncGeminiFetcher:
     """Asynchronous Gemini `AsyncFetcher`. One TLS connection per request (Gemini has no reuse)."""
 
-    def __init__(self, tofu: TofuStore | None = None, *, ssl_context: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        tofu: TofuStore | None = None,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        public_only: bool = False,
+    ) -> None:
         self.tofu = tofu if tofu is not None else TofuStore()
         self._ctx = ssl_context or default_ssl_context()
+        self._public_only = public_only
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:
         host, port = _target(request.url)
@@ -172,8 +181,14 @@ class AsyncGeminiFetcher:
         self, host: str, port: int, deadline: _Deadline, url: str
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         # server_hostname sends SNI (the stdlib leaves it out for IP literals, as RFC 6066 3 asks).
+        address = host
+        if self._public_only:
+            # Resolve, check every address, and connect to the one checked (not the name again).
+            loop = asyncio.get_running_loop()
+            infos = await deadline.run(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), "resolving")
+            address = check_public(host, infos, url)
         return await deadline.run(
-            asyncio.open_connection(host, port, ssl=self._ctx, server_hostname=host), "connecting to"
+            asyncio.open_connection(address, port, ssl=self._ctx, server_hostname=host), "connecting to"
         )
 
     def _pin(self, writer: asyncio.StreamWriter, host: str, port: int, url: str) -> None:
@@ -236,8 +251,14 @@ class GeminiFetcher:
     so it never blocks on (or nests inside) the caller's loop.
     """
 
-    def __init__(self, tofu: TofuStore | None = None, *, ssl_context: ssl.SSLContext | None = None) -> None:
-        self._async = AsyncGeminiFetcher(tofu, ssl_context=ssl_context)
+    def __init__(
+        self,
+        tofu: TofuStore | None = None,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        public_only: bool = False,
+    ) -> None:
+        self._async = AsyncGeminiFetcher(tofu, ssl_context=ssl_context, public_only=public_only)
         self.tofu = self._async.tofu
 
     def fetch(self, request: FetchRequest) -> FetchResponse:

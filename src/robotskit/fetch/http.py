@@ -2,7 +2,10 @@
 
 This module owns everything robotskit does on an HTTP socket:
 - the caller's User-Agent header on every request;
-- connect/read/write/pool timeouts plus an overall deadline for the whole fetch;
+- a total deadline for the whole fetch (`request.timeout`): every socket operation gets the time
+  left (robotskit.fetch._transport), so dripping a status line or headers cannot stretch it;
+- connection limits per authority, not one pool shared by all hosts, and opt-in `public_only`
+  (only public addresses, checked on the resolved address);
 - no automatic redirects: a 3xx comes back as it is, with its `location` header, because the
   policy counts hops and keeps the rules on the original authority (SPEC.md section 6);
 - a body read that stops at `max_bytes` *after* decompression. httpx's `iter_bytes()` inflates
@@ -17,18 +20,22 @@ The adapters are thin drivers around shared helpers so sync and async behave the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 import time
 import zlib
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import aclosing
 from types import TracebackType
 from typing import cast
+from urllib.parse import urlsplit
 
 import httpx
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.fetch._transport import AsyncDeadlineTransport, DeadlineTransport
+from robotskit.fetch._transport import deadline as total_deadline
 from robotskit.policy.messages import FetchRequest, FetchResponse
 
 __all__ = ["AsyncHttpFetcher", "HttpFetcher"]
@@ -39,6 +46,8 @@ log = logging.getLogger(__name__)
 # sends another one anyway (br, zstd) has its body passed through undecoded, as httpx does.
 _ACCEPT_ENCODING = "gzip, deflate"
 _PULL = 64 * 1024
+# Real servers send one coding, rarely two; a long stack is hostile (each layer is a decoder).
+MAX_CODINGS = 4
 
 
 class _Stage:
@@ -98,6 +107,10 @@ class _BoundedDecoder:
 
     def __init__(self, content_encoding: str, limit: int) -> None:
         codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
+        if len(codings) > MAX_CODINGS:
+            raise ProtocolViolation(
+                f"{len(codings)} content codings stacked (at most {MAX_CODINGS} are read)"
+            )
         # RFC 9110 8.4: codings are listed in the order applied, so decode in reverse.
         self._stages = [_Stage(c) for c in reversed(codings)] or [_Stage("identity")]
         self._limit = limit
@@ -108,6 +121,7 @@ class _BoundedDecoder:
         return len(self.body) > self._limit
 
     def _read(self, k: int, n: int) -> bytes:
+        # Recursion depth is the number of codings, at most MAX_CODINGS.
         while True:
             out = self._stages[k].read(n)
             if out or k == 0:
@@ -134,11 +148,25 @@ def _headers(request: FetchRequest) -> dict[str, str]:
     headers = {k: v for k, v in request.headers.items() if k.lower() not in ("user-agent", "accept-encoding")}
     headers["User-Agent"] = request.user_agent
     headers["Accept-Encoding"] = _ACCEPT_ENCODING
+    headers.setdefault("Accept", "*/*")
     return headers
 
 
-def _timeout(request: FetchRequest) -> httpx.Timeout:
-    return httpx.Timeout(request.timeout)
+def _request(request: FetchRequest) -> httpx.Request:
+    """The httpx request for `request`; InvalidURL for a URL httpx cannot encode (a bad IDN label)."""
+    if urlsplit(request.url).scheme.lower() not in ("http", "https"):
+        raise InvalidURL(
+            f"cannot fetch {request.url!r} over HTTP: not an http:// or https:// URL", request.url
+        )
+    try:
+        return httpx.Request(
+            "GET",
+            request.url,
+            headers=_headers(request),
+            extensions={"timeout": httpx.Timeout(request.timeout).as_dict()},
+        )
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:  # idna errors are UnicodeErrors
+        raise InvalidURL(f"cannot fetch {request.url!r} over HTTP: {exc}", request.url) from exc
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -155,7 +183,9 @@ def _map_error(exc: Exception, url: str) -> FetchError | InvalidURL:
     if isinstance(exc, (httpx.TimeoutException, TimeoutError, asyncio.TimeoutError)):
         return FetchTimeout(f"timed out fetching {url}", url=url)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
-        return InvalidURL(f"cannot fetch {url!r} over HTTP: {exc}", url)
+        # The request URL was already accepted (`_request`): this is a caller-supplied httpx
+        # client choking on the server's Location header while preparing its next request.
+        return ProtocolViolation(f"unusable response from {url}: {exc}", url=url)
     causes = list(_chain(exc))
     text = " ".join(str(c) for c in causes)
     if any(isinstance(c, ssl.SSLError) for c in causes) or "SSL" in text or "CERTIFICATE" in text:
@@ -193,11 +223,25 @@ def _response(
     )
 
 
+def _ssl_context(verify: bool | ssl.SSLContext, trust_env: bool) -> ssl.SSLContext:
+    if isinstance(verify, ssl.SSLContext):
+        return verify
+    # trust_env here means SSL_CERT_FILE / SSL_CERT_DIR only: see the fetcher docstrings.
+    return httpx.create_ssl_context(verify=verify, trust_env=trust_env)
+
+
 class HttpFetcher:
     """Synchronous HTTP/HTTPS `Fetcher` on a pooled `httpx.Client`.
 
-    The overall deadline (`request.timeout` for the whole fetch) is checked between body chunks,
-    so a server that drips bytes can overrun it by at most one read timeout.
+    `request.timeout` is a total deadline: connect, TLS, the request, the status line, the
+    headers and the body all end by it, however slowly the server sends. At most
+    `per_authority` connections are open to one scheme://host:port at a time; other hosts
+    never wait for them. `public_only=True` refuses (FetchError kind "not-public") any host
+    that resolves to a loopback, private, link-local, multicast or reserved address.
+    `trust_env` reads SSL_CERT_FILE / SSL_CERT_DIR; proxies and .netrc credentials from the
+    environment are never used (a crawler should not send a user's credentials to a site).
+    With your own `client`, its transport sets the limits and only the body reads are bounded
+    by the deadline.
     """
 
     def __init__(
@@ -206,21 +250,40 @@ class HttpFetcher:
         client: httpx.Client | None = None,
         verify: bool | ssl.SSLContext = True,
         trust_env: bool = True,
+        public_only: bool = False,
+        per_authority: int = 4,
     ) -> None:
         self._owns = client is None
-        self._client = client or httpx.Client(follow_redirects=False, verify=verify, trust_env=trust_env)
+        # Our own transport is driven directly: httpx's Client would parse every Location
+        # itself (raising on hostile ones), add .netrc credentials and follow env proxies.
+        self._transport: DeadlineTransport | None = None
+        if client is None:
+            self._transport = DeadlineTransport(
+                ssl_context=_ssl_context(verify, trust_env),
+                public_only=public_only,
+                per_authority=per_authority,
+            )
+        self._client = client
+
+    @contextlib.contextmanager
+    def _open(self, request: FetchRequest) -> Iterator[httpx.Response]:
+        req = _request(request)
+        if self._transport is not None:
+            resp = self._transport.handle_request(req)
+            resp.request = req
+        else:
+            assert self._client is not None
+            resp = self._client.send(req, stream=True, follow_redirects=False)
+        try:
+            yield resp
+        finally:
+            resp.close()
 
     def fetch(self, request: FetchRequest) -> FetchResponse:
         started = time.monotonic()
         deadline = started + request.timeout
         try:
-            with self._client.stream(
-                "GET",
-                request.url,
-                headers=_headers(request),
-                timeout=_timeout(request),
-                follow_redirects=False,
-            ) as resp:
+            with total_deadline(request.timeout), self._open(request) as resp:
                 decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
                 for raw in resp.iter_raw():
                     decoder.feed(raw)
@@ -235,8 +298,10 @@ class HttpFetcher:
             raise _map_error(exc, request.url) from exc
 
     def close(self) -> None:
-        """Close the connection pool (only if this fetcher created the client)."""
-        if self._owns:
+        """Close the connection pool (only if this fetcher created it)."""
+        if self._transport is not None:
+            self._transport.close()
+        elif self._owns and self._client is not None:
             self._client.close()
 
     def __enter__(self) -> HttpFetcher:
@@ -251,7 +316,8 @@ class HttpFetcher:
 class AsyncHttpFetcher:
     """Asynchronous HTTP/HTTPS `AsyncFetcher` on a pooled `httpx.AsyncClient` (asyncio).
 
-    The overall deadline is exact: the whole fetch runs under `asyncio.wait_for`.
+    The total deadline is exact: the whole fetch runs under `asyncio.wait_for`. Limits per
+    authority, `public_only` and `trust_env` as for `HttpFetcher`.
     """
 
     def __init__(
@@ -260,9 +326,18 @@ class AsyncHttpFetcher:
         client: httpx.AsyncClient | None = None,
         verify: bool | ssl.SSLContext = True,
         trust_env: bool = True,
+        public_only: bool = False,
+        per_authority: int = 4,
     ) -> None:
         self._owns = client is None
-        self._client = client or httpx.AsyncClient(follow_redirects=False, verify=verify, trust_env=trust_env)
+        self._transport: AsyncDeadlineTransport | None = None
+        if client is None:
+            self._transport = AsyncDeadlineTransport(
+                ssl_context=_ssl_context(verify, trust_env),
+                public_only=public_only,
+                per_authority=per_authority,
+            )
+        self._client = client
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:
         try:
@@ -272,15 +347,23 @@ class AsyncHttpFetcher:
         except (TimeoutError, httpx.HTTPError, OSError) as exc:
             raise _map_error(exc, request.url) from exc
 
+    @contextlib.asynccontextmanager
+    async def _open(self, request: FetchRequest) -> AsyncIterator[httpx.Response]:
+        req = _request(request)
+        if self._transport is not None:
+            resp = await self._transport.handle_async_request(req)
+            resp.request = req
+        else:
+            assert self._client is not None
+            resp = await self._client.send(req, stream=True, follow_redirects=False)
+        try:
+            yield resp
+        finally:
+            await resp.aclose()
+
     async def _fetch(self, request: FetchRequest) -> FetchResponse:
         started = time.monotonic()
-        async with self._client.stream(
-            "GET",
-            request.url,
-            headers=_headers(request),
-            timeout=_timeout(request),
-            follow_redirects=False,
-        ) as resp:
+        async with self._open(request) as resp:
             decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
             # aclosing: leaving the loop early must finalise the generator here, not in the GC.
             raw_iter = cast(AsyncGenerator[bytes, None], resp.aiter_raw())
@@ -292,8 +375,10 @@ class AsyncHttpFetcher:
             return _response(request, resp, decoder, started)
 
     async def aclose(self) -> None:
-        """Close the connection pool (only if this fetcher created the client)."""
-        if self._owns:
+        """Close the connection pool (only if this fetcher created it)."""
+        if self._transport is not None:
+            await self._transport.aclose()
+        elif self._owns and self._client is not None:
             await self._client.aclose()
 
     async def __aenter__(self) -> AsyncHttpFetcher:

@@ -7,7 +7,11 @@ functions of the response and, for Retry-After dates, an injected `now`: no I/O 
 
     HTTP      2xx ok; 3xx redirect; 4xx but 429 unavailable; 5xx, 429, anything else unreachable
     Gemini    2x ok; 3x redirect; 1x 5x 6x unavailable; 4x (44 with its wait), invalid unreachable
-    FTP       2yz ok; 5yz and "no such file" unavailable; 4yz, anything else unreachable
+    FTP       2yz ok; 5yz unavailable; 4yz (transient, whatever its text), anything else unreachable
+
+Every number a server writes (Retry-After, max-age, the Gemini 44 wait) is read as ASCII digits
+only: `str.isdigit()` and a `\\d` pattern also accept superscripts and other scripts' digits, which
+`float()` then rejects or reads as a number the server never meant.
 """
 
 from __future__ import annotations
@@ -17,10 +21,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
-from robotskit.errors import InvalidURL
-from robotskit.policy.authority import authority_key
+from robotskit.policy.authority import canonical_url
 from robotskit.policy.messages import FetchResponse
 
 __all__ = [
@@ -31,8 +34,12 @@ __all__ = [
     "parse_max_age",
     "parse_retry_after",
     "protocol_of",
+    "redirect_target",
     "resolve",
 ]
+
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_GEMINI_MAX_URL_BYTES = 1024  # Gemini specification 2: a request is at most 1024 bytes of URL
 
 
 class Outcome(enum.StrEnum):
@@ -66,7 +73,7 @@ def parse_max_age(cache_control: str) -> float | None:
             return 0.0
         if name == "max-age":
             value = value.strip().strip('"')
-            if value.isdigit():
+            if _ASCII_DIGITS.fullmatch(value):
                 return float(value)
     return None
 
@@ -76,15 +83,17 @@ def parse_retry_after(value: str, now: float) -> float | None:
     value = value.strip()
     if not value:
         return None
-    if value.isdigit():
+    if _ASCII_DIGITS.fullmatch(value):
         return float(value)
+    if not value.isascii():
+        return None  # an HTTP-date is ASCII (RFC 9110 5.6.7)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:  # RFC 9110 5.6.7: HTTP-dates are GMT
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - now)
+        if when.tzinfo is None:  # RFC 9110 5.6.7: HTTP-dates are GMT
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, when.timestamp() - now)
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        return None  # not a date, or a year no clock can hold
 
 
 def content_type_of(response: FetchResponse) -> str:
@@ -106,23 +115,42 @@ def protocol_of(url: str) -> str:
     return "http" if scheme in ("http", "https") else scheme
 
 
-def resolve(base: str, reference: str) -> str | None:
-    """Resolve a redirect target against the URL that answered; None if unusable."""
+def redirect_target(base: str, reference: str) -> tuple[str | None, str]:
+    """A redirect's `Location` resolved against the URL that answered: (target, "") or (None, why).
+
+    The target loses its fragment and any userinfo (`user:password@`): credentials are never
+    sent to a redirect target, whoever wrote them. It must name an authority robotskit fetches
+    (http, https, ftp, gemini with a host and a valid port), an FTP path without a line break
+    (it would become a second FTP command) and a Gemini URL of at most 1024 bytes.
+    """
     reference = reference.strip()
     if not reference:
-        return None
+        return None, "redirect without a Location"
     scheme = urlsplit(base).scheme.lower()
-    if scheme == "gemini" and not urlsplit(reference).scheme:
-        # urllib knows nothing of gemini://; RFC 3986 resolution is scheme-blind, so borrow http's.
-        joined = urljoin("http" + base[len(scheme) :], reference)
-        target = "gemini" + joined[len("http") :]
-    else:
-        target = urljoin(base, reference)
     try:
-        authority_key(target)
-    except InvalidURL:
-        return None
-    return target.split("#", 1)[0]
+        if scheme == "gemini" and not urlsplit(reference).scheme:
+            # urllib knows nothing of gemini://; RFC 3986 resolution is scheme-blind, so borrow http's.
+            joined = urljoin("http" + base[len(scheme) :], reference)
+            target = "gemini" + joined[len("http") :]
+        else:
+            target = urljoin(base, reference)
+        # The host requested is the host the key names (one spelling: IDNA 2008, IPv4 ...);
+        # userinfo and fragment are dropped: credentials never reach a redirect target.
+        target = canonical_url(target)  # a supported scheme, a host, a port in 0..65535
+        parts = urlsplit(target)
+    except ValueError as exc:  # InvalidURL, and urllib's own (unbalanced IPv6 brackets)
+        return None, f"redirect to an unusable target: {exc}"
+    target_scheme = parts.scheme.lower()
+    if target_scheme == "ftp" and any(c in unquote(parts.path) for c in "\r\n"):
+        return None, "redirect to an FTP path with a line break"
+    if target_scheme == "gemini" and len(target.encode("utf-8")) > _GEMINI_MAX_URL_BYTES:
+        return None, f"redirect to a Gemini URL over {_GEMINI_MAX_URL_BYTES} bytes"
+    return target, ""
+
+
+def resolve(base: str, reference: str) -> str | None:
+    """Resolve a redirect target against the URL that answered; None if unusable (see `redirect_target`)."""
+    return redirect_target(base, reference)[0]
 
 
 _HTTP_REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -148,7 +176,6 @@ def _classify_http(response: FetchResponse, now: float) -> Verdict:
 
 
 _GEMINI_TEXT = ("text/gemini", "text/plain")
-_DIGITS = re.compile(r"\d+")
 
 
 def _classify_gemini(response: FetchResponse) -> Verdict:
@@ -166,16 +193,13 @@ def _classify_gemini(response: FetchResponse) -> Verdict:
     if kind == 4:
         # 44 SLOW DOWN: META is the number of seconds to wait.
         meta = response.meta.strip()
-        wait = float(meta) if status == 44 and _DIGITS.fullmatch(meta) else None
+        wait = float(meta) if status == 44 and _ASCII_DIGITS.fullmatch(meta) else None
         return Verdict(Outcome.UNREACHABLE, reason, retry_after=wait)
     if kind in (1, 5, 6):
         # SPEC.md 6: input prompts, permanent failures (51 not found) and certificate requests
         # all mean "no robots.txt to read here", the analogue of an HTTP 4xx.
         return Verdict(Outcome.UNAVAILABLE, reason)
     return Verdict(Outcome.UNREACHABLE, reason, note=f"invalid Gemini status {status}")
-
-
-_NO_SUCH_FILE = re.compile(r"no such file|not found|does not exist|file unavailable", re.IGNORECASE)
 
 
 def _classify_ftp(response: FetchResponse) -> Verdict:
@@ -191,10 +215,9 @@ def _classify_ftp(response: FetchResponse) -> Verdict:
         # grants access to nothing, while disallowing would retry forever for no gain.
         return Verdict(Outcome.UNAVAILABLE, reason)
     if kind == 4:
-        if _NO_SUCH_FILE.search(response.meta):
-            # Some servers answer a missing file with 450: the text, not the class, says "no file".
-            return Verdict(Outcome.UNAVAILABLE, reason, note=f"FTP {status} says no such file")
-        # RFC 959 4.2: 4yz is transient (421 service not available, 450 busy): try again later.
+        # RFC 959 4.2: 4yz is transient (421 service not available, 450 busy, 451 aborted),
+        # whatever its text says: a busy server that writes "file unavailable" must not turn
+        # into "no robots.txt, allow everything for a day". Try again later.
         return Verdict(Outcome.UNREACHABLE, reason)
     return Verdict(Outcome.UNREACHABLE, reason, note=f"unexpected FTP reply {status}")
 

@@ -17,7 +17,7 @@ clock; nothing here touches a socket, a file or a logger. What a single response
 
 from __future__ import annotations
 
-import functools
+import itertools
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile, profile_for_url
 from robotskit.document import RobotsTxt, parse
-from robotskit.errors import FetchError
+from robotskit.errors import FetchError, InvalidURL
 from robotskit.policy.authority import authority_key
 
 # Outcome, parse_max_age and parse_retry_after are public names of this module (see __all__);
@@ -40,9 +40,10 @@ from robotskit.policy.classify import (
     parse_max_age,
     parse_retry_after,
     protocol_of,
-    resolve,
+    redirect_target,
 )
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
+from robotskit.policy.parses import PARSES
 
 if TYPE_CHECKING:
     from robotskit.core.agents import Agent
@@ -55,6 +56,7 @@ __all__ = [
     "RobotsEntry",
     "arun_flow",
     "decide",
+    "downgraded",
     "fetch_flow",
     "format_time",
     "parse_max_age",
@@ -79,6 +81,10 @@ class PolicyConfig:
     backoff_base: float = 60.0  # unreachable: 1 min, doubling ...
     backoff_cap: float = HOUR  # ... up to 1 h; Retry-After / Gemini 44 honoured up to this too
     stale_window: float = 30 * DAY  # RFC 9309 2.3.1.4: "for example, 30 days"
+    # An https:// robots.txt that redirects to http:// would be read unauthenticated and could
+    # be rewritten by anyone on the path. Refused by default (unreachable: disallow, retry
+    # later); when followed, every decision from that file says so.
+    follow_https_to_http: bool = False
 
 
 DEFAULT_POLICY = PolicyConfig()
@@ -138,7 +144,7 @@ class RobotsEntry:
         return self.parsed(None)
 
     def parsed(self, profile: str | None) -> RobotsTxt | None:
-        """The body parsed under `profile`; memoised, since equal bodies parse equally."""
+        """The body parsed under `profile`; memoised (bounded), since equal bodies parse equally."""
         if not self.has_rules:
             return None
         return _parse(self.body, self.truncated, profile, self.robots_url)
@@ -150,12 +156,15 @@ def _cut_partial_line(body: bytes) -> bytes:
     return body[: end + 1]
 
 
-@functools.lru_cache(maxsize=256)
 def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -> RobotsTxt:
-    data = _cut_partial_line(body) if truncated else body
-    # The adapter already enforced the client's limit; never cut twice.
-    limit = max(len(data), DEFAULT_MAX_BYTES)
-    return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+    def build() -> RobotsTxt:
+        data = _cut_partial_line(body) if truncated else body
+        # The adapter already enforced the client's limit; never cut twice.
+        limit = max(len(data), DEFAULT_MAX_BYTES)
+        return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+
+    # Shared and bounded in bytes (robotskit.policy.parses): an entry itself keeps only its body.
+    return PARSES.get((body, truncated, profile, robots_url), build)
 
 
 # --- building entries -----------------------------------------------------------------------
@@ -268,7 +277,12 @@ def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: Verdict, now: fl
 Flow = Generator[FetchRequest, FetchResponse, RobotsEntry]
 
 # FetchError.kind as a reason; the others ("timeout", "dns", "tls", "reset" ...) read well as they are.
-_ERROR_REASONS = {"protocol": "bad response"}
+_ERROR_REASONS = {
+    "protocol": "bad response",
+    "not-public": "address not public",
+    "bad-redirect": "bad redirect target",
+}
+DOWNGRADE_NOTE = "robots.txt was reached through an HTTPS to HTTP redirect"
 
 
 def fetch_flow(
@@ -307,9 +321,13 @@ def fetch_flow(
             return _unavailable_entry(ctx, answer, verdict.reason, now)
         if verdict.outcome is Outcome.UNREACHABLE:
             return _unreachable_entry(ctx, answer, verdict, now)
-        location = resolve(target, verdict.location or "")
+        location, problem = redirect_target(target, verdict.location or "")
         if location is None:
-            bad = replace(verdict, outcome=Outcome.UNREACHABLE, note="redirect without a usable target")
+            bad = replace(verdict, outcome=Outcome.UNREACHABLE, note=problem)
+            return _unreachable_entry(ctx, answer, bad, now)
+        if _is_downgrade(target, location) and not config.follow_https_to_http:
+            refused = f"{verdict.reason}: HTTPS to HTTP redirect refused"
+            bad = replace(verdict, outcome=Outcome.UNREACHABLE, reason=refused, note=f"to {location}")
             return _unreachable_entry(ctx, answer, bad, now)
         if location in seen:
             # RFC 9309 2.3.1.2: a loop never reaches a file; as more than five redirects.
@@ -324,15 +342,35 @@ def fetch_flow(
         target = location
 
 
+def _is_downgrade(source: str, target: str) -> bool:
+    return urlsplit(source).scheme.lower() == "https" and urlsplit(target).scheme.lower() == "http"
+
+
+def downgraded(entry: RobotsEntry) -> bool:
+    """True when the entry's file was reached through an HTTPS to HTTP redirect."""
+    hops = (entry.robots_url, *entry.redirects)
+    return any(_is_downgrade(a, b) for a, b in itertools.pairwise(hops))
+
+
+def _throw_bad_target(flow: Flow, request: FetchRequest, exc: InvalidURL) -> FetchRequest:
+    # An adapter refused a redirect target (a URL the server chose): a fetch outcome, not the
+    # caller's error. The first request is the caller's own URL: that InvalidURL is theirs.
+    return flow.throw(FetchError(f"redirect to {request.url!r}: {exc}", url=request.url, kind="bad-redirect"))
+
+
 def run_flow(flow: Flow, fetch: Callable[[FetchRequest], FetchResponse]) -> RobotsEntry:
     """Drive a flow with a synchronous fetch function (a `Fetcher.fetch`)."""
     try:
-        request = next(flow)
+        request = first = next(flow)
         while True:
             try:
                 response = fetch(request)
             except FetchError as exc:
                 request = flow.throw(exc)
+            except InvalidURL as exc:
+                if request is first:
+                    raise
+                request = _throw_bad_target(flow, request, exc)
             else:
                 request = flow.send(response)
     except StopIteration as stop:
@@ -343,12 +381,16 @@ def run_flow(flow: Flow, fetch: Callable[[FetchRequest], FetchResponse]) -> Robo
 async def arun_flow(flow: Flow, fetch: Callable[[FetchRequest], Awaitable[FetchResponse]]) -> RobotsEntry:
     """Drive a flow with an asynchronous fetch function (an `AsyncFetcher.fetch`)."""
     try:
-        request = next(flow)
+        request = first = next(flow)
         while True:
             try:
                 response = await fetch(request)
             except FetchError as exc:
                 request = flow.throw(exc)
+            except InvalidURL as exc:
+                if request is first:
+                    raise
+                request = _throw_bad_target(flow, request, exc)
             else:
                 request = flow.send(response)
     except StopIteration as stop:
@@ -376,21 +418,24 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
     name = resolve_profile(profile, url)
     fetched = f"{entry.reason} fetched {format_time(entry.fetched_at)}"
     robots = entry.parsed(profile)
+    # A file read over a followed HTTPS to HTTP redirect says so in every decision it makes.
+    insecure = f" ({DOWNGRADE_NOTE})" if downgraded(entry) else ""
     if robots is not None and not entry.stale:
-        return replace(robots.decide(url, agent), source=f"robots.txt {fetched}")
+        decision = robots.decide(url, agent)
+        return replace(decision, reason=decision.reason + insecure, source=f"robots.txt {fetched}")
     if robots is not None:
         good = format_time(entry.good_at if entry.good_at is not None else entry.fetched_at)
         decision = robots.decide(url, agent)
         return replace(
             decision,
-            reason=f"stale copy from {good}: {decision.reason}",
+            reason=f"stale copy from {good}: {decision.reason}{insecure}",
             source=f"robots.txt unreachable ({fetched}); stale copy from {good}",
         )
     if entry.outcome is Outcome.UNAVAILABLE:
         # RFC 9309 2.3.1.3: the crawler MAY access any resource. failures > 0: unreachable for
         # over 30 days, which RFC 9309 2.3.1.4 lets a crawler treat as unavailable.
         why = f"{entry.reason} for over 30 days" if entry.failures else entry.reason
-        reason = f"robots.txt unavailable ({why}): everything allowed"
+        reason = f"robots.txt unavailable ({why}): everything allowed{insecure}"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")
     path = urlsplit(url).path
     if path == "/robots.txt" and get_profile(name).robots_txt_always_allowed:
@@ -398,5 +443,5 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
         reason = "implicitly allowed /robots.txt"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, path=path, source=fetched)
     # RFC 9309 2.3.1.4: unreachable means complete disallow.
-    reason = f"robots.txt unreachable ({entry.reason})"
+    reason = f"robots.txt unreachable ({entry.reason}){insecure}"
     return Decision(allowed=False, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")

@@ -1,0 +1,383 @@
+"""The httpx transports the HTTP adapters run on: a total deadline, hosts isolated, public_only.
+
+httpx's own transports give a timeout *per read*: a server that sends one byte every second
+never trips a 10 s read timeout and holds a fetch forever. And their one pool of 100
+connections is shared by every host, so 100 stalled hosts make every other fetch wait. These
+transports sit on httpcore's connection pool with three changes:
+
+- every socket operation (connect, TLS handshake, each read and write) gets the time *left*
+  until the fetch's deadline as its timeout, so the whole exchange, status line and headers
+  included, ends by the deadline however the server paces its bytes. The deadline is set by the
+  adapter for the duration of one fetch (`deadline()`), in a context variable, so a pooled
+  connection reused by a later fetch obeys that fetch's deadline;
+- no global connection limit, but at most `per_authority` connections per scheme, host and port
+  at a time: a stalled host can only hold its own slots;
+- `public_only`: the host name is resolved here, every address it resolves to must be public
+  (not loopback, private, link-local, multicast, reserved or unspecified), and the connection is
+  made to the address that was checked, so a second DNS answer cannot swap it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import ssl
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextvars import ContextVar
+from typing import Generic, TypeVar
+
+import httpcore
+import httpx
+
+from robotskit.fetch._addresses import check_public
+
+__all__ = ["AsyncDeadlineTransport", "DeadlineTransport", "deadline", "time_left"]
+
+_DEADLINE: ContextVar[float | None] = ContextVar("robotskit_fetch_deadline", default=None)
+
+# httpcore raises its own exception classes; httpx's transport maps them onto httpx's, which is
+# what the adapters' error mapping reads. The most specific class comes first.
+_HTTPCORE_ERRORS: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+
+@contextlib.contextmanager
+def _httpx_errors() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        for source, target in _HTTPCORE_ERRORS:
+            if isinstance(exc, source):
+                raise target(str(exc)) from exc
+        raise
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Every socket operation of the transports inside this block ends `seconds` from now."""
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def time_left(timeout: float | None) -> float | None:
+    """`timeout` shortened to what is left of the current deadline; ReadTimeout once it passed."""
+    end = _DEADLINE.get()
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the fetch's total deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+def _resolve_public(host: str, port: int) -> str:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
+    return check_public(host, infos)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every operation is bounded by the current fetch's deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, time_left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        # One write may block for up to the time left; sendall loops inside with that timeout.
+        self._inner.write(buffer, time_left(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, time_left(timeout)))
+
+    def get_extra_info(self, info: str) -> object:
+        return self._inner.get_extra_info(info)
+
+
+class _Backend(httpcore.NetworkBackend):
+    def __init__(self, public_only: bool) -> None:
+        self._inner = httpcore.SyncBackend()
+        self._public_only = public_only
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        if self._public_only:
+            host = _resolve_public(host, port)
+        stream = self._inner.connect_tcp(host, port, time_left(timeout), local_address, socket_options)
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        raise httpcore.UnsupportedProtocol("robotskit fetches over TCP only")
+
+
+class _AsyncBackend(httpcore.AsyncNetworkBackend):
+    """The async adapter runs its whole fetch under `asyncio.wait_for`; this adds public_only."""
+
+    def __init__(self, public_only: bool) -> None:
+        self._inner = httpcore.AnyIOBackend()
+        self._public_only = public_only
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        if self._public_only:
+            loop = asyncio.get_running_loop()
+            try:
+                infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except socket.gaierror as exc:
+                raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
+            host = check_public(host, infos)
+        return await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.UnsupportedProtocol("robotskit fetches over TCP only")
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+_Sem = TypeVar("_Sem", threading.BoundedSemaphore, asyncio.Semaphore)
+
+
+class _Slots(Generic[_Sem]):
+    """Semaphores per authority, created on first use and dropped when no fetch holds one."""
+
+    def __init__(self, per_authority: int, make: Callable[[int], _Sem]) -> None:
+        self._per_authority = per_authority
+        self._make: Callable[[int], _Sem] = make
+        self._slots: dict[tuple[bytes, bytes, int | None], tuple[_Sem, int]] = {}
+        self._lock = threading.Lock()
+
+    def enter(self, key: tuple[bytes, bytes, int | None]) -> _Sem:
+        with self._lock:
+            sem, users = self._slots.get(key) or (self._make(self._per_authority), 0)
+            self._slots[key] = (sem, users + 1)
+            return sem
+
+    def leave(self, key: tuple[bytes, bytes, int | None]) -> None:
+        with self._lock:
+            sem, users = self._slots[key]
+            if users <= 1:
+                del self._slots[key]
+            else:
+                self._slots[key] = (sem, users - 1)
+
+
+def _core_request(request: httpx.Request) -> httpcore.Request:
+    return httpcore.Request(
+        method=request.method,
+        url=httpcore.URL(
+            scheme=request.url.raw_scheme,
+            host=request.url.raw_host,
+            port=request.url.port,
+            target=request.url.raw_path,
+        ),
+        headers=request.headers.raw,
+        content=request.stream,
+        extensions=request.extensions,
+    )
+
+
+def _key(request: httpx.Request) -> tuple[bytes, bytes, int | None]:
+    return request.url.raw_scheme, request.url.raw_host, request.url.port
+
+
+def _pool_timeout(request: httpx.Request) -> float | None:
+    timeouts = request.extensions.get("timeout", {})
+    pool = timeouts.get("pool") if isinstance(timeouts, dict) else None
+    return pool if isinstance(pool, (int, float)) else None
+
+
+class _ReleasingStream(httpx.SyncByteStream):
+    """The response body; closing it frees the authority's connection slot."""
+
+    def __init__(
+        self, inner: Iterable[bytes], release: threading.BoundedSemaphore, done: Callable[[], None]
+    ) -> None:
+        self._inner = inner
+        self._release = release
+        self._done = done
+        self._closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        with _httpx_errors():
+            yield from self._inner
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            closer = getattr(self._inner, "close", None)  # httpcore's pool stream returns the connection
+            if closer is not None:
+                closer()
+        finally:
+            self._release.release()
+            self._done()
+
+
+def _acquire(sem: threading.BoundedSemaphore, request: httpx.Request) -> None:
+    with _httpx_errors():
+        got = sem.acquire(timeout=time_left(_pool_timeout(request)))
+    if not got:
+        raise httpx.PoolTimeout(f"no free connection slot for {request.url.host}")
+
+
+class DeadlineTransport(httpx.BaseTransport):
+    """Sync transport: deadline-bounded sockets, `per_authority` connections per host, public_only."""
+
+    def __init__(
+        self, *, ssl_context: ssl.SSLContext, public_only: bool = False, per_authority: int = 4
+    ) -> None:
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=None,  # limits are per authority (below), never shared
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=_Backend(public_only),
+        )
+        self._slots = _Slots(per_authority, threading.BoundedSemaphore)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        key = _key(request)
+        sem = self._slots.enter(key)
+        try:
+            _acquire(sem, request)
+        except BaseException:
+            self._slots.leave(key)
+            raise
+        try:
+            with _httpx_errors():
+                resp = self._pool.handle_request(_core_request(request))
+        except BaseException:
+            sem.release()
+            self._slots.leave(key)
+            raise
+        return httpx.Response(
+            status_code=resp.status,
+            headers=resp.headers,
+            stream=_ReleasingStream(resp.stream, sem, lambda: self._slots.leave(key)),  # type: ignore[arg-type]
+            extensions=resp.extensions,
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _AsyncReleasingStream(httpx.AsyncByteStream):
+    """The response body; closing it frees the authority's connection slot."""
+
+    def __init__(
+        self, inner: AsyncIterator[bytes], release: asyncio.Semaphore, done: Callable[[], None]
+    ) -> None:
+        self._inner = inner
+        self._release = release
+        self._done = done
+        self._closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with _httpx_errors():
+            async for part in self._inner:
+                yield part
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            closer = getattr(self._inner, "aclose", None)
+            if closer is not None:
+                await closer()
+        finally:
+            self._release.release()
+            self._done()
+
+
+class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
+    """Async transport: `per_authority` connections per host and public_only (deadline: the adapter)."""
+
+    def __init__(
+        self, *, ssl_context: ssl.SSLContext, public_only: bool = False, per_authority: int = 4
+    ) -> None:
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=None,
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=_AsyncBackend(public_only),
+        )
+        self._slots = _Slots(per_authority, asyncio.Semaphore)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        key = _key(request)
+        sem = self._slots.enter(key)
+        try:
+            await sem.acquire()  # bounded by the adapter's asyncio.wait_for
+        except BaseException:
+            self._slots.leave(key)
+            raise
+        try:
+            with _httpx_errors():
+                resp = await self._pool.handle_async_request(_core_request(request))
+        except BaseException:
+            sem.release()
+            self._slots.leave(key)
+            raise
+        return httpx.Response(
+            status_code=resp.status,
+            headers=resp.headers,
+            stream=_AsyncReleasingStream(resp.stream, sem, lambda: self._slots.leave(key)),  # type: ignore[arg-type]
+            extensions=resp.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
