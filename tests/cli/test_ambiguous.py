@@ -30,6 +30,7 @@ def _last_err_line(err: str) -> str:
         (("check", "{robots}", "/x", "--agent", "MyBot", "--purpose", "bogus"), "unknown --purpose 'bogus'"),
         (("explain", "{robots}", "checkout", "--agent", "MyBot"), "neither a URL nor a path"),
         (("diff", "{robots}", "{robots}", "--purpose", "indexer"), "give --agent NAME too"),
+        (("check", "example.com", "/x", "--agent", "MyBot"), "give https://example.com/robots.txt"),
     ],
 )
 def test_refused_with_one_line_and_exit_2(
@@ -41,6 +42,17 @@ def test_refused_with_one_line_and_exit_2(
     assert result.code == 2, result
     assert result.out == ""
     assert needle in _last_err_line(result.err)
+
+
+def test_diff_urls_file_with_a_bare_word_is_refused(
+    run: Run, robots_file: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """A --urls file line that is neither a URL nor a path is refused, as on the command line."""
+    urls = tmp_path / "urls.txt"
+    urls.write_text("/ok\ncheckout\n")
+    path = str(robots_file(BODY))
+    result = run("diff", path, path, "--urls", str(urls))
+    assert result.code == 2 and "neither a URL nor a path" in result.err
 
 
 def test_browser_user_agent_is_reduced_with_a_warning(run: Run, robots_file: Callable[[str], Path]) -> None:

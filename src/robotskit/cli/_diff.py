@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from robotskit.audit.diff import diff_verdicts
+from robotskit.cli._check import check_url
 from robotskit.cli._output import Output, numbered, rule_label, verdict_text
 from robotskit.cli._sources import FOUND, OK, CliError, agents_of, load_file, read_url_file
 from robotskit.core.model import Decision
@@ -37,6 +38,8 @@ def cmd_diff(args: argparse.Namespace, out: Output) -> int:
     urls = read_url_file(args.urls) if args.urls else []
     if args.urls and not urls:
         raise CliError(f"no URL in {args.urls}")
+    for url in urls:
+        check_url(url)
     result = diff_verdicts(old, new, urls, agents_of(args, required=False), profile=args.profile)
     code = FOUND if result.changes else OK
     if out.json:

@@ -116,6 +116,13 @@ def read_local(source: str) -> bytes:
         return sys.stdin.buffer.read()
     try:
         return Path(source).read_bytes()
+    except FileNotFoundError as exc:
+        # `check example.com /x`: a host name is not a file; say what to write instead.
+        if "/" not in source and "." in source.strip("."):
+            raise CliError(
+                f"cannot read {source}: no such file (for a site, give https://{source}/robots.txt)"
+            ) from exc
+        raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
 
