@@ -102,3 +102,10 @@ def test_lint_and_audit_use_the_gemini_profile_for_a_gemini_url(run: Run, server
         run("lint", f"{server.base}/robots.txt", "--no-cache", "--json", "--profile", "gemini").out
     )
     assert "RK120" not in {d["code"] for d in gemini["diagnostics"]}
+
+
+def test_urls_may_follow_options(run: Run, robots_file: Callable[[str], Path]) -> None:
+    """`check ROBOTS --agent A URL URL`: URLs after an option are still URLs, in order."""
+    result = run("check", str(robots_file(BODY)), "/a", "--agent", "MyBot", "/private/b", "/c", "--json")
+    assert [r["url"] for r in json.loads(result.out)["results"]] == ["/a", "/private/b", "/c"]
+    assert run("check", str(robots_file(BODY)), "/a", "--agent", "MyBot", "--bogus").code == 2

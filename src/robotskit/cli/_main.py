@@ -245,9 +245,25 @@ def _version() -> str:
         return "unknown"
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """parse_args, except that URLs may follow options: `check robots.txt --agent A /x`.
+
+    argparse fills a `nargs="*"` positional once, so positionals after an option come back as
+    unrecognized; for commands with [ROBOTS] URL... they are appended in order. Anything else
+    unrecognized (an unknown option) is still a usage error.
+    """
+    args, extras = parser.parse_known_args(argv)
+    targets = vars(args).get("targets")
+    if extras and isinstance(targets, list) and not any(e.startswith("-") and e != "-" for e in extras):
+        targets.extend(extras)
+    elif extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help / --version
         return exc.code if isinstance(exc.code, int) else ERROR
     handler: Callable[..., int] | None = getattr(args, "handler", None) or getattr(args, "func", None)
