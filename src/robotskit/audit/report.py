@@ -16,7 +16,7 @@ from typing import Any
 
 from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
 from robotskit.core.model import Group
-from robotskit.core.profiles import RFC9309
+from robotskit.core.profiles import RFC9309, profile_for_url
 from robotskit.document import RobotsTxt
 from robotskit.lint.context import token_for
 
@@ -271,6 +271,9 @@ def audit(
         raise TypeError(
             f"robots must be a robotskit.RobotsTxt (from robotskit.parse), not {type(robots).__name__}"
         )
+    if robots.profile is None and robots.robots_url:
+        # Judge the file as the crawlers of its own scheme do (gemini:// -> the gemini profile).
+        robots = RobotsTxt(robots.body, profile_for_url(robots.robots_url).name, robots_url=robots.robots_url)
     table, chosen = _as_crawlers(crawlers)
     sample = tuple(paths) if paths is not None else sample_paths(robots)
     if not sample:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from robotskit.core.model import Diagnostic
-from robotskit.core.profiles import RFC9309, get_profile
+from robotskit.core.profiles import RFC9309, get_profile, profile_for_url
 from robotskit.core.robots import ParsedRobots
 from robotskit.errors import UnknownProfile
 from robotskit.lint import parse_checks as _lint_parse
@@ -40,7 +40,8 @@ def lint(
 ) -> tuple[Diagnostic, ...]:
     """Every diagnostic for `robots`: the parser's own plus the lint rules', sorted by line and column.
 
-    `profile` selects profile-specific checks (default: the file's profile, else `rfc9309`).
+    `profile` selects profile-specific checks (default: the file's profile, else the one its
+    `robots_url` implies, gemini for gemini://, else `rfc9309`).
     `content_type` is the HTTP Content-Type the file was served with, if known.
     `select` and `ignore` are ids or id prefixes (`RK3`); see `wanted` for how they combine.
     Raises `ValueError` for a selector that names no id.
@@ -51,7 +52,10 @@ def lint(
         )
     if profile is not None and not isinstance(profile, str):
         raise TypeError(f"profile must be a str or None, not {type(profile).__name__}")
-    chosen = profile or robots.profile or RFC9309
+    # The profile comes from the caller, else the parse, else the URL the file came from (a
+    # gemini:// robots.txt is linted as Gemini crawlers read it), else rfc9309.
+    by_url = profile_for_url(robots.robots_url).name if robots.robots_url else RFC9309
+    chosen = profile or robots.profile or by_url
     if chosen not in PROFILES:
         raise UnknownProfile(f"unknown profile {chosen!r}; expected one of {', '.join(PROFILES)}")
     select, ignore = check_selectors(select), check_selectors(ignore)
