@@ -282,9 +282,10 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 
 
 def _fail(out: Output, args: argparse.Namespace, message: str) -> int:
+    """One line on stderr, always; with --json also the error document on stdout."""
+    out.err.print(Text(f"robotskit: error: {message}", style="bold red"))
     if out.json:
         return out.document(str(args.command), {"error": message}, ERROR)
-    out.err.print(Text(f"robotskit: error: {message}", style="bold red"))
     return ERROR
 
 
