@@ -31,6 +31,7 @@ def _last_err_line(err: str) -> str:
         (("explain", "{robots}", "checkout", "--agent", "MyBot"), "neither a URL nor a path"),
         (("diff", "{robots}", "{robots}", "--purpose", "indexer"), "give --agent NAME too"),
         (("check", "example.com", "/x", "--agent", "MyBot"), "give https://example.com/robots.txt"),
+        (("check", "{robots}", "", "--agent", "MyBot"), "an empty URL"),
     ],
 )
 def test_refused_with_one_line_and_exit_2(
@@ -109,3 +110,11 @@ def test_urls_may_follow_options(run: Run, robots_file: Callable[[str], Path]) -
     result = run("check", str(robots_file(BODY)), "/a", "--agent", "MyBot", "/private/b", "/c", "--json")
     assert [r["url"] for r in json.loads(result.out)["results"]] == ["/a", "/private/b", "/c"]
     assert run("check", str(robots_file(BODY)), "/a", "--agent", "MyBot", "--bogus").code == 2
+
+
+def test_lint_of_a_page_url_says_which_robots_txt(run: Run, server: Server) -> None:
+    """`lint https://host/shop` lints the robots.txt governing it, and a warning names that file."""
+    server.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /x\n")
+    result = run("lint", f"{server.base}/shop", "--no-cache")
+    assert result.code == 0
+    assert f"using {server.base}/robots.txt" in result.err and "warning" in result.err

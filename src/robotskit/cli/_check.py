@@ -58,6 +58,8 @@ def check_url(url: str) -> None:
     URL with a scheme and host, or a path starting with `/`. `checkout` is neither a host nor a path."""
     if url.startswith("/") or (is_url(url) and urlsplit(url).hostname):
         return
+    if not url.strip():
+        raise CliError("an empty URL: give an absolute URL or a path starting with /")
     if "://" in url:
         raise CliError(f"{url!r}: unsupported or hostless URL (use {', '.join(URL_SCHEMES)} with a host)")
     token = product_token(url)

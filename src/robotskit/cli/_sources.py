@@ -21,7 +21,7 @@ from robotskit.core.agents import GEMINI_PURPOSES, product_token
 from robotskit.core.profiles import profile_for_url
 from robotskit.errors import FetchError
 from robotskit.fetch.gemini import TofuStore
-from robotskit.policy.authority import authority_key
+from robotskit.policy.authority import authority_key, robots_txt_url
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -308,7 +308,13 @@ def read_url_file(path: str) -> list[str]:
 
 
 def load_file(source: str, args: argparse.Namespace) -> Loaded:
-    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2)."""
+    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2).
+
+    A URL that is not a robots.txt (`lint https://example.com/shop`) stands for the robots.txt
+    of its authority; a warning says which file that is.
+    """
+    if is_url(source) and not is_robots_url(source):
+        warn(f"{source} is not a robots.txt URL: using {robots_txt_url(source)}, which governs it")
     loaded = load(source, args)
     if loaded.robots is None:
         reason = loaded.entry.reason if loaded.entry else "no file"
