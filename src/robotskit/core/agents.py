@@ -7,6 +7,14 @@ SPEC.md section 4. An `Agent` is what a caller passes (a plain string is shortha
   checking `googlebot-news` together with `googlebot`);
 - web profiles, combine="most_restrictive": each token judged alone, disallowed if any says no;
 - gemini: `*`, every purpose and the bot's own token, each judged alone; all must allow.
+
+`fallbacks` is a crawler's documented chain (Google: Googlebot-Image obeys the `googlebot`
+group when no group names it, rather than `*`): when no group names the token or an alias,
+the first fallback token that a group names decides; none: the `*` groups, as for any token.
+`Agent.crawler(name)` builds such an agent from the bundled crawler table (core.crawlers).
+A plain token has no fallbacks, so its semantics (and the google profile's bit-exactness
+with Google's C++ parser, which takes one token) are untouched: the chain is the crawler's
+choice, not the parser's.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from robotskit.core.crawlers import load_crawlers
 from robotskit.errors import InvalidArgument
 
 MERGE = "merge"
@@ -62,15 +71,18 @@ class Agent:
     `purposes` are Gemini virtual agents (`archiver`, `indexer`, `researcher`, `webproxy`); web
     profiles ignore them, and any other purpose is a ValueError (a typo would silently judge
     nothing). `aliases` are further tokens the crawler obeys (e.g. `googlebot` for
-    `googlebot-news`); `combine` says how their groups combine in web profiles. Any iterable of
-    strings (a list, a tuple) is accepted for `purposes` and `aliases`; they are stored as tuples.
-    A wrong type is a TypeError naming the parameter.
+    `googlebot-news`); `combine` says how their groups combine in web profiles. `fallbacks`
+    are tokens tried in order only when no group names the token or an alias: the first one
+    that a group names decides (see `Agent.crawler`). Any iterable of strings (a list, a tuple)
+    is accepted for `purposes`, `aliases` and `fallbacks`; they are stored as tuples. A wrong
+    type is a TypeError naming the parameter.
     """
 
     token: str | None
     purposes: tuple[str, ...]
     aliases: tuple[str, ...]
     combine: str
+    fallbacks: tuple[str, ...]
 
     def __init__(
         self,
@@ -78,6 +90,7 @@ class Agent:
         purposes: Iterable[str] = (),
         aliases: Iterable[str] = (),
         combine: str = MERGE,
+        fallbacks: Iterable[str] = (),
     ) -> None:
         if token is not None and not isinstance(token, str):
             raise TypeError(f"token must be a str or None, not {type(token).__name__}")
@@ -95,6 +108,23 @@ class Agent:
         object.__setattr__(self, "purposes", chosen)
         object.__setattr__(self, "aliases", _as_tuple(aliases, "aliases"))
         object.__setattr__(self, "combine", combine)
+        object.__setattr__(self, "fallbacks", _as_tuple(fallbacks, "fallbacks"))
+
+    @classmethod
+    def crawler(cls, name: str) -> Agent:
+        """The agent of a well-known crawler, obeying its documented fallback chain.
+
+        `Agent.crawler("Googlebot-Image")` obeys a group naming `googlebot-image`, else one naming
+        `googlebot` (Google's common-crawlers list), else `*`. The name is looked up in the
+        bundled crawler table case-insensitively; a crawler without a documented chain is a
+        plain token. Raises ValueError (InvalidArgument) naming `name` when it is not in the table.
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        crawler = load_crawlers().get(name)
+        if crawler is None:
+            raise InvalidArgument(f"unknown crawler {name!r}: not in the bundled crawler table")
+        return cls(crawler.token, fallbacks=crawler.fallbacks)
 
     @property
     def names(self) -> tuple[str, ...]:
