@@ -32,6 +32,8 @@ def _last_err_line(err: str) -> str:
         (("diff", "{robots}", "{robots}", "--purpose", "indexer"), "give --agent NAME too"),
         (("check", "example.com", "/x", "--agent", "MyBot"), "give https://example.com/robots.txt"),
         (("check", "{robots}", "", "--agent", "MyBot"), "an empty URL"),
+        (("check", "-", "--urls", "-", "--agent", "MyBot"), "stdin can be read once"),
+        (("diff", "-", "{robots}", "--urls", "-"), "stdin can be read once"),
     ],
 )
 def test_refused_with_one_line_and_exit_2(

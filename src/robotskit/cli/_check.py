@@ -115,6 +115,8 @@ def _on_authority(source: str | None, url: str) -> str:
 
 def cmd_check(args: argparse.Namespace, out: Output) -> int:
     source, urls = split_targets(args.targets, args.robots)
+    if args.urls == "-" and source == "-":
+        raise CliError("ROBOTS and --urls cannot both be - (stdin can be read once)")
     if args.urls:
         urls += read_url_file(args.urls)
     if not urls:

@@ -30,8 +30,8 @@ def _deciding(out: Output, label: str, robots: RobotsTxt, decision: Decision) ->
 
 
 def cmd_diff(args: argparse.Namespace, out: Output) -> int:
-    if args.old == "-" and args.new == "-":
-        raise CliError("OLD and NEW cannot both be - (stdin can be read once)")
+    if [args.old, args.new, args.urls].count("-") > 1:
+        raise CliError("only one of OLD, NEW and --urls can be - (stdin can be read once)")
     old_loaded, new_loaded = load_file(args.old, args), load_file(args.new, args)
     old, new = old_loaded.robots, new_loaded.robots
     assert old is not None and new is not None  # load_file raises when a fetch gave no file
