@@ -23,3 +23,11 @@ def test_help_ends_with_examples_and_exit_codes(run: Run, command: tuple[str, ..
     assert f"robotskit {command[0]}" in examples if command else "robotskit check" in examples
     for status in ("0 ", "1 ", "2 "):
         assert f"\n  {status}" in text[text.index("exit status:") :]
+
+
+def test_batch_help_ends_with_examples_when_the_extra_is_installed(run: Run) -> None:
+    """`robotskit batch --help` (the batch engineer's parser) also ends with examples and exit codes."""
+    pytest.importorskip("robotskit.batch.cli")
+    result = run("batch", "--help")
+    assert result.code == 0 and result.out.rstrip().endswith(EXIT_CODES.rstrip())
+    assert "robotskit batch report results.parquet" in result.out

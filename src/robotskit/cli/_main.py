@@ -44,7 +44,10 @@ def _add_batch(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], 
         except ImportError as exc:
             error = str(exc)
         else:
-            add_parser(subparsers)
+            batch = add_parser(subparsers)
+            # Like every subcommand, its --help ends with examples and the exit codes.
+            batch.epilog = epilog("batch")
+            batch.formatter_class = argparse.RawDescriptionHelpFormatter
             return
     stub = subparsers.add_parser(
         "batch", help="audit many robots.txt files (needs robotskit[batch])", add_help=False
