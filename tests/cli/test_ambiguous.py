@@ -64,6 +64,11 @@ def test_browser_user_agent_is_reduced_with_a_warning(run: Run, robots_file: Cal
     result = run("check", str(robots_file(BODY)), "/public", "--agent", ua)
     assert result.code == 1  # the Mozilla group disallows everything
     assert "warning" in result.err and "judged as 'Mozilla'" in result.err
+    doc = json.loads(run("check", str(robots_file(BODY)), "/public", "--agent", ua, "--json").out)
+    assert len(doc["warnings"]) == 1 and "judged as 'Mozilla'" in doc["warnings"][0]
+    assert "warnings" not in json.loads(
+        run("check", str(robots_file(BODY)), "/x", "--agent", "A", "--json").out
+    )
 
 
 def test_repeated_agent_judges_each_separately(run: Run, robots_file: Callable[[str], Path]) -> None:

@@ -19,7 +19,7 @@ from robotskit.cli._diff import cmd_diff
 from robotskit.cli._fetch import cmd_fetch
 from robotskit.cli._help import epilog
 from robotskit.cli._lint import cmd_lint
-from robotskit.cli._output import Output
+from robotskit.cli._output import WARNINGS, Output
 from robotskit.cli._serve import add_serve
 from robotskit.cli._sources import ERROR, CliError, default_cache_path
 from robotskit.core.profiles import PROFILES
@@ -267,6 +267,7 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 
 
 def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    WARNINGS.clear()
     try:
         args = _parse(parser, argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help / --version

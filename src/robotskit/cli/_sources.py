@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import robotskit
 from robotskit.cli._origin import FILE, STDIN, Origin, fetch_entry
+from robotskit.cli._output import warn
 from robotskit.core.agents import GEMINI_PURPOSES, MERGE, product_token
 from robotskit.core.crawlers import load_crawlers
 from robotskit.core.profiles import profile_for_url
@@ -236,11 +237,6 @@ def load(source: str, args: argparse.Namespace, client: CliClient | None = None)
         raise CliError(f"unsupported URL scheme in {source!r}: use one of {', '.join(URL_SCHEMES)}")
     origin = Origin(STDIN, "-") if source == "-" else Origin(FILE, source)
     return Loaded(source, robotskit.parse(read_local(source), profile), origin)
-
-
-def warn(message: str) -> None:
-    """Say on stderr what was assumed about an input that could mean more than one thing."""
-    sys.stderr.write(f"robotskit: warning: {message}\n")
 
 
 def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
