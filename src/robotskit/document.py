@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from robotskit.ai_prefs.lookup import ContentSignal, ContentUsage, content_signal, content_usage
 from robotskit.core.lexer import DEFAULT_MAX_BYTES
-from robotskit.core.robots import AgentLike, ParsedRobots
+from robotskit.core.robots import AgentLike, ParsedRobots, check_types
 
 __all__ = ["AgentLike", "RobotsTxt", "parse"]
 
@@ -21,10 +21,12 @@ class RobotsTxt(ParsedRobots):
 
     def content_signal(self, agent: AgentLike = None) -> ContentSignal | None:
         """Cloudflare Content-Signal preferences that apply to `agent` (see robotskit.ai_prefs)."""
+        check_types("/", agent)
         return content_signal(self, agent)
 
     def content_usage(self, url: str, agent: AgentLike = None) -> ContentUsage | None:
         """IETF AI-preferences Content-Usage that applies to `url` for `agent` (see robotskit.ai_prefs)."""
+        check_types(url, agent)
         return content_usage(self, url, agent)
 
 

@@ -170,7 +170,7 @@ class ParsedRobots:
                 self._last = _last_check(agent, check)
             return check(url)
         except (TypeError, AttributeError):
-            _check_types(url, agent)
+            check_types(url, agent)
             raise
 
     def _checker(self, url: str, agent: AgentLike) -> Check:
@@ -182,12 +182,13 @@ class ParsedRobots:
 
     def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
         """Like `allowed`, with the deciding rule, groups and reason; `explain` lists every match too."""
-        _check_types(url, agent)
+        check_types(url, agent)
         view, profile = self._resolve(url)
         return decide(view, profile, url, agent, explain=explain)
 
     def groups_for(self, agent: AgentLike = None, url: str = "/") -> tuple[Group, ...]:
         """The groups whose rules apply to `agent` (in the profile that governs `url`)."""
+        check_types(url, agent)
         view, profile = self._resolve(url)
         plan = view.plan(profile, agent)
         seen: dict[int, Group] = {}
@@ -300,7 +301,7 @@ class ParsedRobots:
         )
 
 
-def _check_types(url: object, agent: object) -> None:
+def check_types(url: object, agent: object) -> None:
     """Raise TypeError naming the argument whose type is wrong (called off the fast path only)."""
     if not isinstance(url, str):
         raise TypeError(f"url must be a str (an absolute URL or a path), not {type(url).__name__}")
