@@ -13,8 +13,9 @@ from urllib.parse import urlsplit
 
 from rich.text import Text
 
+from robotskit.audit.diff import agent_label
 from robotskit.cli._output import Output, decision_json, entry_json, iso, verdict_text
-from robotskit.cli._sources import ERROR, FOUND, OK, CliClient, CliError, is_url, make_client
+from robotskit.cli._sources import ERROR, FOUND, OK, CliClient, CliError, agents_of, is_url, make_client
 from robotskit.policy.flow import Outcome
 
 __all__ = ["cmd_fetch"]
@@ -59,22 +60,24 @@ def cmd_fetch(args: argparse.Namespace, out: Output) -> int:
         raise CliError(f"{args.url!r} is not a URL: fetch takes http(s)://, ftp:// or gemini://")
     with make_client(args) as client:
         entry, origin = client.lookup(args.url)
-        decision = client.decide(args.url, client.client.agent)[0] if args.agent else None
+        # every --agent, judged separately (none: only fetch)
+        decisions = [(agent_label(a), client.decide(args.url, a)[0]) for a in agents_of(args, required=False)]
         certificate = _certificate(client, args.url)
     if entry.outcome is Outcome.UNREACHABLE:
         code = ERROR  # the fetch failed, whatever stands in for it
     else:
-        code = OK if decision is None or decision.allowed else FOUND
+        code = OK if all(d.allowed for _, d in decisions) else FOUND
     robots = entry.robots
     if out.json:
         body = {
             "url": args.url,
-            "agent": args.agent[0] if args.agent else None,
+            "agent": decisions[0][0] if decisions else None,
             "source": origin.to_json(),
             "fetch": entry_json(entry),
             "certificate": certificate.to_json() if certificate else None,
             "sitemaps": list(robots.sitemaps) if robots else [],
-            "decision": decision_json(args.url, decision) if decision else None,
+            "decision": decision_json(args.url, decisions[0][1]) if decisions else None,
+            "decisions": [{"agent": label, **decision_json(args.url, d)} for label, d in decisions],
         }
         return out.document("fetch", body, code)
     data = entry_json(entry)
@@ -92,10 +95,12 @@ def cmd_fetch(args: argparse.Namespace, out: Output) -> int:
     out.print(f"policy    {data['policy']}")
     if robots is not None and robots.sitemaps:
         out.print(f"sitemaps  {', '.join(robots.sitemaps)}")
-    if decision is not None:
+    for label, decision in decisions:
         out.print(
             Text.assemble(
-                ("verdict   ", "bold"), verdict_text(decision.allowed), f"  {args.url} ({decision.reason})"
+                ("verdict   ", "bold"),
+                verdict_text(decision.allowed),
+                f"  {args.url} for {label} ({decision.reason})",
             )
         )
     return code
