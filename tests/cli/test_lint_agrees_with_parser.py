@@ -14,7 +14,6 @@ import pytest
 
 import robotskit
 from robotskit.core.model import Diagnostic
-from robotskit.core.profiles import get_profile
 from robotskit.lint import lint
 from robotskit.lint.context import Context, token_for
 from robotskit.lint.parse_checks import CHECKS as PARSE_CHECKS
@@ -51,8 +50,6 @@ def _disagreements(name: str, body: bytes, profile: str) -> Iterator[str]:
         # Record values: lint calls a value unusable exactly where the parser does.
         for code in ("RK120", "RK130", "RK131", "RK132"):
             parser = {d.line for d in robots.diagnostics if d.code == code}
-            if code == "RK120" and get_profile(chosen).preamble_applies:
-                parser = set()  # the parse reports them profile-blind; this profile applies them
             own = {d.line for d in _lint_own(robots, chosen) if d.code == code}
             if parser != own:
                 yield f"{name} ({chosen}): {code} parser lines {sorted(parser)}, lint lines {sorted(own)}"

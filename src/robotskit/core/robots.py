@@ -226,6 +226,9 @@ class ParsedRobots:
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """Problems found while parsing, with line numbers (see docs/lint.md for the codes)."""
         found = self._file.diagnostics + self._default_view().diagnostics
+        if self._profile is not None and self._profile.preamble_applies:
+            # The parse reports rules before any user-agent as ignored; this profile applies them.
+            found = tuple(d for d in found if d.code != "RK120")
         return tuple(sorted(found, key=lambda d: (d.line, d.code)))
 
     @property
