@@ -32,6 +32,7 @@ def _last_err_line(err: str) -> str:
         (("diff", "{robots}", "{robots}", "--purpose", "indexer"), "give --agent NAME too"),
         (("check", "example.com", "/x", "--agent", "MyBot"), "give https://example.com/robots.txt"),
         (("check", "{robots}", "", "--agent", "MyBot"), "an empty URL"),
+        (("check", "{robots}", "/x", "--agent", "MyBot", "--alias", ""), "--alias '' is not a product token"),
         (("check", "-", "--urls", "-", "--agent", "MyBot"), "stdin can be read once"),
         (("diff", "-", "{robots}", "--urls", "-"), "stdin can be read once"),
     ],

@@ -263,6 +263,9 @@ def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
         )
     purposes = tuple(getattr(args, "purpose", None) or ())
     aliases = tuple(getattr(args, "alias", None) or ())
+    for alias in aliases:
+        if not product_token(alias) or product_token(alias) != alias.strip():
+            raise CliError(f"--alias {alias!r} is not a product token (letters, digits, '-' or '_')")
     fallbacks = _table_fallbacks(token)
     if not purposes and not aliases and not fallbacks:
         return token
