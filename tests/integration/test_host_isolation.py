@@ -40,7 +40,9 @@ def stalled() -> Iterator[list[str]]:
             s.close()
 
 
-def test_sync_fast_host_unaffected_by_stalled_hosts(stalled: list[str], http_server: HttpScenarioServer) -> None:
+def test_sync_fast_host_unaffected_by_stalled_hosts(
+    stalled: list[str], http_server: HttpScenarioServer
+) -> None:
     """Sync: with 200 fetches stalled on other hosts, a fast host answers within its normal time."""
     http_server.route("/robots.txt", Scenario(200, ROBOTS))
     with RobotsClient("MyBot", timeout=TIMEOUT) as client:
@@ -58,7 +60,9 @@ def test_sync_fast_host_unaffected_by_stalled_hosts(stalled: list[str], http_ser
     assert elapsed < FAST
 
 
-def test_async_fast_host_unaffected_by_stalled_hosts(stalled: list[str], http_server: HttpScenarioServer) -> None:
+def test_async_fast_host_unaffected_by_stalled_hosts(
+    stalled: list[str], http_server: HttpScenarioServer
+) -> None:
     """Async: with 200 tasks stalled on other hosts, a fast host answers within its normal time."""
     http_server.route("/robots.txt", Scenario(200, ROBOTS))
 

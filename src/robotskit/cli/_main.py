@@ -7,6 +7,7 @@ for, and replaced by a stub that explains the missing extra when it cannot be im
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 
@@ -56,6 +57,17 @@ def _run_batch(argv: list[str]) -> int:
     return _dispatch(parser, argv)
 
 
+def _seconds(text: str) -> float:
+    """A timeout: a finite number of seconds above zero (NaN and infinity would never expire)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
+
+
 def _options() -> dict[str, argparse.ArgumentParser]:
     output = argparse.ArgumentParser(add_help=False)
     output.add_argument("--json", action="store_true", help="print one JSON document (docs/cli.md)")
@@ -70,7 +82,9 @@ def _options() -> dict[str, argparse.ArgumentParser]:
         "--cache", metavar="PATH|URL", help=f"SQLite file or cache URL (default: {default_cache_path()})"
     )
     fetching.add_argument("--no-cache", action="store_true", help="keep fetched files in memory only")
-    fetching.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    fetching.add_argument(
+        "--timeout", type=_seconds, default=10.0, help="total seconds per request (default 10)"
+    )
     fetching.add_argument("--user-agent", help="User-Agent header sent when fetching")
     agent = argparse.ArgumentParser(add_help=False)
     agent.add_argument(
