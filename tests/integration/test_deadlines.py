@@ -17,8 +17,10 @@ from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.errors import FetchTimeout
 from robotskit.fetch import FetchRequest
 from robotskit.fetch.ftp import AsyncFtpFetcher, FtpFetcher
+from robotskit.fetch.gemini import AsyncGeminiFetcher, GeminiFetcher
 from robotskit.fetch.http import AsyncHttpFetcher, HttpFetcher
 
+from .servers.gemini_server import GeminiScenario, GeminiScriptServer
 from .servers.raw_server import RawServer, Step, drip, ftp_play, http_play
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -139,3 +141,22 @@ def test_clients_answer_unreachable_on_time(servers: Callable[[RawServer], RawSe
     elapsed, decision = _timed(lambda: asyncio.run(go()))
     assert elapsed < TIMEOUT + SLACK
     assert not getattr(decision, "allowed", True) and "timeout" in getattr(decision, "reason", "")
+
+
+GEMINI_DRIPS = {
+    "header": GeminiScenario(b"20 text/plain" + b" " * 400 + b"\r\n", b"", drip=EVERY),
+    "body": GeminiScenario(b"20 text/plain\r\n", b"U" * 400, drip=EVERY),
+}
+
+
+@pytest.mark.parametrize("part", list(GEMINI_DRIPS))
+def test_gemini_drip_ends_at_deadline(gemini_server: GeminiScriptServer, part: str) -> None:
+    """Gemini, sync and async: a dripped header or body times out on time."""
+    url = gemini_server.route("/robots.txt", GEMINI_DRIPS[part])
+    elapsed, result = _timed(lambda: GeminiFetcher().fetch(FetchRequest(url, timeout=TIMEOUT)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+    request = FetchRequest(url, timeout=TIMEOUT)
+    elapsed, result = _timed(lambda: asyncio.run(AsyncGeminiFetcher().fetch(request)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
