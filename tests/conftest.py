@@ -32,3 +32,10 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     return require_shared()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that start a real server are slow too: `pytest -m "not slow"` is the fast inner loop."""
+    for item in items:
+        if item.get_closest_marker("integration") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)

@@ -44,3 +44,21 @@ def test_shims_re_export_the_real_modules() -> None:
         target = importlib.import_module(f"robotskit.{real}")
         for name in module.__all__:
             assert getattr(module, name) is getattr(target, name), (shim, name)
+
+
+def test_no_caller_compares_profile_names() -> None:
+    """Profiles are data: only core/profiles.py knows what each profile changes (no `profile == "gemini"`)."""
+    import re
+
+    compare = re.compile(
+        r"""(profile|\.name|chosen|name)\s*(==|!=|\bis\b)\s*["'](rfc9309|google|gemini)["']"""
+        r"""|["'](rfc9309|google|gemini)["']\s*(==|!=)\s*\w*profile"""
+    )
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
+        for path in PACKAGE.rglob("*.py")
+        if path != PACKAGE / "core" / "profiles.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if compare.search(line)
+    ]
+    assert not offenders, offenders

@@ -36,6 +36,7 @@ def test_ruff_format_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_mypy_strict_clean() -> None:
     """`mypy --strict` (configured in pyproject.toml) reports no error in src/robotskit."""
     result = _run(sys.executable, "-m", "mypy", "--no-incremental")

@@ -131,6 +131,7 @@ def test_agents_file_format_and_default_list() -> None:
     )
 
 
+@pytest.mark.slow
 def test_cli_runs_a_batch_and_renders_the_report(
     tmp_path: Path, agents_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -117,6 +117,7 @@ def test_gzip_and_redirected_bodies_are_judged_decoded(
         assert row["agents"] == final["agents"]
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_identical_results(
     tmp_path: Path,
     warc_set: tuple[list[Path], list[Capture]],

@@ -75,12 +75,13 @@ def test_fetch_with_agent_decides(run: Run, server: Server) -> None:
 
 
 def test_fetch_unreachable_host(run: Run) -> None:
-    """A host that refuses connections is `unreachable` (everything disallowed), not a crash."""
+    """A host that refuses connections is `unreachable` (everything disallowed), not a crash: exit 2."""
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     result = run("fetch", f"http://127.0.0.1:{port}/", "--no-cache", "--timeout", "2", "--json")
-    assert result.code == 0 and json.loads(result.out)["fetch"]["outcome"] == "unreachable"
+    doc = json.loads(result.out)
+    assert result.code == 2 and doc["exit_code"] == 2 and doc["fetch"]["outcome"] == "unreachable"
 
 
 def test_fetch_needs_a_url(run: Run) -> None:

@@ -101,6 +101,7 @@ def test_google_prefix_drops_cut_line() -> None:
     assert google_prefix(b"short") == b"short"
 
 
+@pytest.mark.slow
 def test_google_profile_agrees_with_google_cpp_on_corpus() -> None:
     """SPEC 1: the google profile equals Google's C++ parser on every corpus file x URL x agent."""
     matcher = googlebot.RobotsMatcher()

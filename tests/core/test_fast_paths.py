@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def _normalised_text(data: bytes) -> str:
     return "\n".join(split_lines(body.decode("latin-1")))
 
 
+@pytest.mark.slow
 def test_tokenizer_equals_line_by_line_on_corpus() -> None:
     """The whole-text regex tokenizer gives the per-line lexer's rows on every corpus file."""
     require_shared()
@@ -75,6 +77,7 @@ _LINE_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(_LINE_PIECES, max_size=20).map("".join))
 def test_tokenizer_equals_line_by_line_on_random_text(text: str) -> None:
@@ -87,6 +90,7 @@ _URL_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(
     st.lists(_URL_PIECES, max_size=12).map("".join),
@@ -120,6 +124,7 @@ def _reference_best(rules: list[Rule], path: str) -> bool:
     return best is None or best[1]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
 def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[str]) -> None:
@@ -140,6 +145,7 @@ def test_rule_index_equals_scan(patterns: list[tuple[str, bool]], paths: list[st
                 assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=8), _PATH)
 def test_checker_equals_decide(patterns: list[tuple[str, bool]], path: str) -> None:
@@ -224,6 +230,7 @@ _NORM_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(_NORM_PIECES, max_size=10).map("".join))
 def test_rfc_normalisation_equals_reference(text: str) -> None:
@@ -235,6 +242,7 @@ def test_rfc_normalisation_equals_reference(text: str) -> None:
     assert rfc_normalise_pattern(raw) == _reference_normalise(raw, escape_specials=False, raw_bytes=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=12), st.lists(_PATH, min_size=1, max_size=5))
 def test_rule_index_with_character_filter_equals_scan(
@@ -265,6 +273,7 @@ def test_rule_index_with_character_filter_equals_scan(
                 assert (best is None or best.kind is RuleKind.ALLOW) is _reference_best(rules, path)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.lists(_NORM_PIECES, max_size=5).map("".join), min_size=1, max_size=4))
 def test_batch_normalisation_check_never_misses(values: list[str]) -> None:
@@ -286,6 +295,7 @@ _URL_TAILS = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(
     st.lists(st.tuples(_PATTERN, st.booleans()), max_size=10),
@@ -365,6 +375,7 @@ def _pattern_sets(pieces: st.SearchStrategy[str]) -> st.SearchStrategy[list[tupl
     return st.lists(st.tuples(pattern, st.booleans()), max_size=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(
     st.one_of(_pattern_sets(_RAW_PATTERN_PIECES), _pattern_sets(_HEXY_PATTERN_PIECES)),
@@ -434,6 +445,7 @@ _ESCAPE_URL_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(
     st.one_of(_pattern_sets(_RAW_PATTERN_PIECES), _pattern_sets(_HEXY_PATTERN_PIECES)),

@@ -8,6 +8,7 @@ held here to the per-value / per-rule path it replaces.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ _LATIN1 = st.text(st.characters(max_codepoint=0xFF, exclude_characters="\n"), ma
 _VALUES = st.lists(st.one_of(_VALUE, _LATIN1), min_size=1, max_size=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(_VALUES)
 def test_joined_rfc_normalisation_equals_per_value(values: list[str]) -> None:
@@ -46,6 +48,7 @@ def test_joined_rfc_normalisation_equals_per_value(values: list[str]) -> None:
     assert joined.split("\n") == [rfc_normalise_pattern(value) for value in values]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(_VALUES)
 def test_joined_google_escaping_equals_per_value(values: list[str]) -> None:
@@ -53,6 +56,7 @@ def test_joined_google_escaping_equals_per_value(values: list[str]) -> None:
     assert joined.split("\n") == [google_escape_pattern(value) for value in values]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(max_size=6).filter(lambda v: "\n" not in v), min_size=1, max_size=5))
 def test_joined_rfc_normalisation_beyond_latin1_equals_per_value(values: list[str]) -> None:
@@ -60,6 +64,7 @@ def test_joined_rfc_normalisation_beyond_latin1_equals_per_value(values: list[st
     assert rfc_normalise_patterns("\n".join(values)).split("\n") == list(map(rfc_normalise_pattern, values))
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(_VALUES)
 def test_joined_to_text_equals_per_value(values: list[str]) -> None:
@@ -67,6 +72,7 @@ def test_joined_to_text_equals_per_value(values: list[str]) -> None:
     assert to_text("\n".join(values)).split("\n") == [to_text(value) for value in values]
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(sorted(PROFILES)), st.lists(st.one_of(_VALUE, _LATIN1, st.just("*")), max_size=6))
 def test_cached_group_tokens_equal_group_token(name: str, values: list[str]) -> None:
@@ -89,6 +95,7 @@ def _rules_of(patterns: list[str], allows: list[bool]) -> list[Rule]:
     ]
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(
     st.lists(
@@ -133,6 +140,7 @@ def _file(groups: list[tuple[list[str], list[tuple[str, str]]]]) -> bytes:
     return "\n".join(lines).encode("latin-1")
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(_GROUP, max_size=4),

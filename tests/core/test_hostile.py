@@ -67,6 +67,7 @@ def test_many_agents_in_one_group_stay_linear() -> None:
     assert time.perf_counter() - started < BOUND_SECONDS
 
 
+@pytest.mark.slow
 def test_corpus_urls_with_non_ascii_suffixes_stay_fast() -> None:
     """Every corpus sample URL with a raw non-ASCII suffix is decided fast (a backtracking regex once hung here)."""
     from tests.conftest import CORPUS, read_jsonl, require_shared

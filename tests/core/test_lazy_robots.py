@@ -48,6 +48,7 @@ def _corpus_cases() -> list[tuple[bytes, list[str]]]:
     return [(path.read_bytes(), urls.get(path.name, [])) for path in files[::7]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", [None, "google"])
 def test_skeleton_and_full_parse_agree_on_the_corpus(
     monkeypatch: pytest.MonkeyPatch, profile: str | None

@@ -171,6 +171,7 @@ def test_biggest_corpus_file(profile: str) -> None:
     assert elapsed < 10
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_every_corpus_file_parses() -> None:
     """SPEC 2: parsing never raises on content: all 5,002 corpus files parse in every profile."""

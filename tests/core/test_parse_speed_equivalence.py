@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from unittest import mock
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(_PIECES, max_size=30).map(b"".join))
 @example(b"User-agent: a\nDisallow: /x # c\n  Disallow :\t/y\t\nDisallow\nDisallow x\nAllow: /z\x0b\n")
@@ -82,6 +84,7 @@ def test_fast_path_equals_per_line_reference(data: bytes) -> None:
     assert parse_file(data, robots_url="https://h/robots.txt") == _reference(data, "https://h/robots.txt")
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(
     st.sampled_from(sorted(FAST_KEYS)),

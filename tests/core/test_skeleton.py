@@ -8,6 +8,7 @@ and compare it field by field with the full parse (the reference).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -173,6 +174,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(_robots_txt())
 @example(b"")
@@ -221,6 +223,7 @@ _RUN_LINE = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(_RUN_LINE, max_size=40), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
 def test_skeleton_equals_parse_on_block_lists(lines: list[str], newline: str, final_break: bool) -> None:
@@ -229,6 +232,7 @@ def test_skeleton_equals_parse_on_block_lists(lines: list[str], newline: str, fi
     _assert_same(text.encode("latin-1"))
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(_PIECES, max_size=40).map(b"".join))
 def test_skeleton_equals_parse_on_raw_pieces(data: bytes) -> None:
@@ -236,6 +240,7 @@ def test_skeleton_equals_parse_on_raw_pieces(data: bytes) -> None:
     _assert_same(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_robots_txt())
 def test_skeleton_equals_parse_on_text(data: bytes) -> None:
@@ -270,6 +275,7 @@ def test_long_line_edges() -> None:
             _assert_same(data)
 
 
+@pytest.mark.slow
 def test_size_limit_and_max_bytes() -> None:
     """The size limit (a line cut by it dropped) and `max_bytes` (never below 500 KiB) as parse_file."""
     block = b"User-agent: bot%d\nDisallow: /g%d/\nAllow: /g%d/ok # agent allow\n\n"
@@ -296,6 +302,7 @@ def test_rules_are_lazy_and_cached() -> None:
     assert skeleton.groups[0]._rules is None
 
 
+@pytest.mark.slow
 def test_corpus() -> None:
     """Every corpus file: groups and preamble equal parse_file's."""
     require_shared()

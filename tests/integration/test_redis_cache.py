@@ -157,10 +157,11 @@ def test_fleet_of_clients_shares_one_fetch(redis_url: str) -> None:
     open_cache(url).clear()
 
 
-def test_redis_down_is_a_cache_error() -> None:
-    """A Redis that cannot be reached raises CacheError naming the backend, not a raw socket error."""
+def test_redis_down_get_is_a_miss_delete_is_a_cache_error() -> None:
+    """A Redis that cannot be reached: get() is a miss (no exception); an explicit delete() raises CacheError."""
     cache = RedisCache(f"redis://127.0.0.1:{_free_port()}/0")
+    assert cache.get("https://example.com") is None
     with pytest.raises(CacheError) as info:
-        cache.get("https://example.com")
+        cache.delete("https://example.com")
     assert info.value.backend == "redis"
     cache.close()

@@ -170,6 +170,7 @@ def _writer(path: Path, name: str, count: int) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 def test_sqlite_concurrent_processes(tmp_path: Path) -> None:
     """Issue 3: several processes write one SQLite cache at once without errors or lost rows."""
     path = tmp_path / "shared.db"
@@ -189,6 +190,7 @@ def test_sqlite_concurrent_processes(tmp_path: Path) -> None:
     reader.close()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX SIGKILL")
 def test_sqlite_survives_sigkill_mid_write(tmp_path: Path) -> None:
     """Issue 3: a writer killed (SIGKILL) in the middle of its loop never leaves the file corrupt."""

@@ -241,6 +241,7 @@ def test_bad_options_rejected() -> None:
         RobotsClient(42)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_default_fetchers_are_lazy() -> None:
     """Issue 3: importing robotskit (and its client) does not import httpx; adapters load on first use."""
     code = (

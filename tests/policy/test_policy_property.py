@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def _drive(
     raise AssertionError("the flow never ended")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(ANSWERS)
 def test_any_answers_give_a_bounded_entry(answers: list[FetchResponse | FetchError]) -> None:

@@ -10,6 +10,7 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,7 @@ def test_checks_never_raise(data: bytes, path: str, agent: str) -> None:
     assert isinstance(robots.allowed(path, agent), bool)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(files, paths, st.sampled_from(PROFILES))
 def test_line_endings_bom_and_comments_do_not_change_verdicts(file, check_paths, profile) -> None:  # type: ignore[no-untyped-def]
@@ -169,6 +171,7 @@ def test_fast_matcher_equals_slow_reference_google(rule_list, path) -> None:  # 
     assert robots.allowed(URL + path, "bot") == reference_allowed(normalised, path), (body, path)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(
@@ -225,6 +228,7 @@ def test_parsed_object_is_shared_across_threads() -> None:
     assert any(want) and not all(want)
 
 
+@pytest.mark.slow
 def test_fresh_objects_race_to_compile_and_read_lazily() -> None:
     """STYLE: threads racing on a fresh object (skeleton read, rule sets compiled mid-run) get exact verdicts."""
     groups = "".join(

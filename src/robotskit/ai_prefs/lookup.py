@@ -45,12 +45,12 @@ from robotskit.ai_prefs.model import (
 from robotskit.ai_prefs.structured_fields import parse_sf_dictionary
 from robotskit.core.model import Group, Record
 from robotskit.core.pattern import pattern_matches
+from robotskit.core.profiles import get_profile, profile_for_url
 from robotskit.core.url import (
     google_escape_pattern,
     path_params_query,
     rfc_normalise_path,
     rfc_normalise_pattern,
-    scheme_of,
 )
 
 if TYPE_CHECKING:
@@ -98,8 +98,8 @@ class _PathMatcher:
     """Matches record paths against one URL with the profile's normalisation (SPEC.md 1)."""
 
     def __init__(self, robots: ParsedRobots, url: str) -> None:
-        profile = robots.profile or ("gemini" if scheme_of(url) == "gemini" else "rfc9309")
-        self.google = profile == "google"
+        profile = get_profile(robots.profile) if robots.profile else profile_for_url(url)
+        self.google = not profile.normalise_urls
         path = path_params_query(url)
         self.path = path if self.google else rfc_normalise_path(path)
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
 from robotskit.core.model import Group
+from robotskit.core.profiles import RFC9309
+from robotskit.lint.context import token_for
 
 if TYPE_CHECKING:
     from robotskit.document import RobotsTxt
@@ -171,9 +173,11 @@ def _near_miss_rules(robots: RobotsTxt, crawler: Crawler, used: set[int]) -> lis
     for group in robots.groups:
         if group.index in used or group.is_global:
             continue
-        for raw in group.raw_agents:
+        for raw, line in zip(group.raw_agents, group.agent_lines, strict=True):
             if _squash(raw) == wanted or _close(raw, crawler.token):
-                reason = f"group 'User-agent: {raw}' looks meant for {crawler.token} but does not match it"
+                reason = (
+                    f"'User-agent: {raw}' (line {line}) looks meant for {crawler.token} but does not match it"
+                )
                 found.extend(
                     IgnoredRule(rule.line, str(rule.kind), rule.raw or rule.pattern, group.line, reason)
                     for rule in group.rules
@@ -233,15 +237,19 @@ def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> Cra
 
 
 def _unknown_agents(robots: RobotsTxt, crawlers: Sequence[Crawler]) -> tuple[UnknownAgent, ...]:
-    known: set[int] = set()
-    for crawler in crawlers:
-        known.update(g.index for g in robots.groups_for(crawler.token) if not g.is_global)
+    """Every user-agent line whose token names no crawler of the table, even in a group that also
+    names known ones (`User-agent: CCBot` + `User-agent: GPT-Bot`: the second matches nobody)."""
+    known = {c.token.lower() for c in crawlers}
     tokens = [c.token for c in crawlers]
+    profile = robots.profile or RFC9309
     unknown = []
     for group in robots.groups:
-        if group.is_global or group.index in known:
+        if not group.agent_lines:
             continue
-        for raw, line in zip(group.raw_agents, group.agent_lines, strict=False):
+        for raw, line in zip(group.raw_agents, group.agent_lines, strict=True):
+            token = token_for(profile, raw)
+            if token == "*" or token in known:
+                continue
             matches = difflib.get_close_matches(raw, tokens, n=1, cutoff=0.75)
             squashed = [t for t in tokens if _squash(t) == _squash(raw)]
             candidates = squashed or matches

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from robotskit.core.profiles import PROFILES
+
 ERROR = 2
 
 
@@ -39,9 +41,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "plus Gemini's virtual agents); format in docs/batch.md",
     )
     parser.add_argument("--paths", metavar="FILE", help="sample paths to judge besides `/`, one per line")
-    parser.add_argument(
-        "--profile", choices=("rfc9309", "google", "gemini"), help="semantics (default: by URL scheme)"
-    )
+    parser.add_argument("--profile", choices=tuple(PROFILES), help="semantics (default: by URL scheme)")
     parser.add_argument(
         "--scheduler",
         default="local",

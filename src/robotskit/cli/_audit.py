@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from robotskit.cli._origin import print_origins
 from robotskit.cli._output import Output
 from robotskit.cli._sources import OK, CliError, load_file
 
@@ -26,8 +27,11 @@ def _render_audit(out: Output, report: dict[str, Any]) -> None:
     order = {"full": 0, "partial": 1, "none": 2}
     for item in sorted(report["crawlers"], key=lambda c: (order.get(c["status"], 3), c["token"].lower())):
         notes = [*item.get("notes", ())]
-        if item.get("ignored_rules"):
-            notes.append(f"{len(item['ignored_rules'])} rule(s) do nothing for it")
+        # One note per reason, so a near-miss token (`GPT-Bot`) is named in the table too.
+        reasons: dict[str, int] = {}
+        for rule in item.get("ignored_rules", ()):
+            reasons[rule["reason"]] = reasons.get(rule["reason"], 0) + 1
+        notes += [f"{n} rule(s) do nothing for it: {why}" for why, n in reasons.items()]
         table.add_row(
             item["token"],
             item.get("operator", ""),
@@ -52,8 +56,12 @@ def cmd_audit(args: argparse.Namespace, out: Output) -> int:
         from robotskit.audit.report import audit  # noqa: PLC0415 - the crawler table loads on demand
     except ImportError as exc:
         raise CliError(f"robotskit audit is not available: {exc}") from exc
-    report = audit(load_file(args.robots, args))
+    loaded = load_file(args.robots, args)
+    assert loaded.robots is not None  # load_file raises when a fetch gave no file
+    report = audit(loaded.robots)
     if out.json:
-        return out.document("audit", {"robots": args.robots, "report": report.to_dict()}, OK)
+        body = {"robots": args.robots, "source": loaded.origin.to_json(), "report": report.to_dict()}
+        return out.document("audit", body, OK)
     _render_audit(out, report.to_dict())
+    print_origins(out, [loaded.origin])
     return OK

@@ -35,7 +35,7 @@ __all__ = [
     "verdict_text",
 ]
 
-JSON_VERSION = 1  # bumped only on incompatible changes to a --json document
+JSON_VERSION = 2  # bumped only on incompatible changes to a --json document (2: "source" is an object)
 PROGRESS_MIN = 20  # show a progress bar from this many URLs (on a terminal only)
 _T = TypeVar("_T")
 
@@ -89,7 +89,7 @@ def decision_json(url: str, decision: Decision) -> dict[str, Any]:
         "tokens": list(decision.tokens),
         "groups": list(decision.groups),
         "rule": rule_json(decision.rule),
-        "source": decision.source,
+        "provenance": decision.source,
     }
 
 

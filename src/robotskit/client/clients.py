@@ -17,12 +17,11 @@ import inspect
 import threading
 from types import TracebackType
 
-from robotskit.cache.backends import MemoryCache
+from robotskit.cache import MemoryCache
 from robotskit.client.core import ClientBase, wrap_foreign_error, wrap_os_error
 from robotskit.core.agents import Agent
 from robotskit.core.model import Decision
 from robotskit.errors import RobotskitError
-from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import RobotsEntry, arun_flow, run_flow
 from robotskit.policy.messages import AsyncFetcher, Fetcher, FetchRequest, FetchResponse
 
@@ -59,11 +58,15 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
 
     _is_async = False
 
-    def lookup(self, url: str) -> RobotsEntry:
-        """The entry for `url`'s authority: from the cache while fresh, else fetched once."""
-        key = authority_key(url)
+    def lookup(self, url: str, *, refresh: bool = False) -> RobotsEntry:
+        """The entry for `url`'s authority: from the cache while fresh, else fetched once.
+
+        `refresh=True` fetches again even while the cached copy is fresh (that copy still
+        stands in, as a stale copy, if the site cannot be reached).
+        """
+        key = self._core.key_of(url)
         cached = self._core.cache.get(key)
-        if self._core.fresh(cached):
+        if not refresh and self._core.fresh(cached):
             assert cached is not None
             return cached
         with self._mutex:
@@ -74,7 +77,7 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
         if not leader:
             return flight.wait()
         try:
-            flight.entry = self._refresh(key)
+            flight.entry = self._refresh(key, refresh)
         except BaseException as exc:
             flight.error = exc
             raise
@@ -84,9 +87,9 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
             flight.event.set()
         return flight.entry
 
-    def _refresh(self, key: str) -> RobotsEntry:
+    def _refresh(self, key: str, refresh: bool) -> RobotsEntry:
         previous = self._core.cache.get(key)
-        if self._core.fresh(previous):  # another caller refreshed it while we queued
+        if not refresh and self._core.fresh(previous):  # another caller refreshed it while we queued
             assert previous is not None
             return previous
         entry = run_flow(self._core.flow(key, previous), self._fetch)
@@ -121,7 +124,11 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
         return self._core.sitemaps(self.lookup(url))
 
     def close(self) -> None:
-        """Close the adapters and the cache this client created (not ones passed in)."""
+        """Close the adapters and the cache this client created (not ones passed in); idempotent.
+
+        A closed client raises `ClientClosed` when used again.
+        """
+        self._core.closed = True
         for adapter in self._core.created.values():
             close = getattr(adapter, "close", None)
             if callable(close):
@@ -159,16 +166,19 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         else:
             await asyncio.to_thread(self._core.cache.put, entry)
 
-    async def lookup(self, url: str) -> RobotsEntry:
-        """The entry for `url`'s authority: from the cache while fresh, else fetched once."""
-        key = authority_key(url)
+    async def lookup(self, url: str, *, refresh: bool = False) -> RobotsEntry:
+        """The entry for `url`'s authority: from the cache while fresh, else fetched once.
+
+        `refresh=True` fetches again even while the cached copy is fresh (see `RobotsClient.lookup`).
+        """
+        key = self._core.key_of(url)
         cached = await self._cache_get(key)
-        if self._core.fresh(cached):
+        if not refresh and self._core.fresh(cached):
             assert cached is not None
             return cached
         flight = self._flights.get(key)
         if flight is None:
-            flight = asyncio.ensure_future(self._refresh(key))
+            flight = asyncio.ensure_future(self._refresh(key, refresh))
             self._flights[key] = flight
             flight.add_done_callback(lambda done: self._land(key, done))
         # shield: one caller giving up (cancelled) must not cancel the fetch the others await
@@ -180,9 +190,9 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         if not done.cancelled():
             done.exception()  # mark retrieved: followers re-raise it; no "never retrieved" noise
 
-    async def _refresh(self, key: str) -> RobotsEntry:
+    async def _refresh(self, key: str, refresh: bool) -> RobotsEntry:
         previous = await self._cache_get(key)
-        if self._core.fresh(previous):
+        if not refresh and self._core.fresh(previous):
             assert previous is not None
             return previous
         entry = await arun_flow(self._core.flow(key, previous), self._fetch)
@@ -217,7 +227,11 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         return self._core.sitemaps(await self.lookup(url))
 
     async def close(self) -> None:
-        """Close the adapters and the cache this client created (not ones passed in)."""
+        """Close the adapters and the cache this client created (not ones passed in); idempotent.
+
+        A closed client raises `ClientClosed` when used again.
+        """
+        self._core.closed = True
         for adapter in self._core.created.values():
             closer = getattr(adapter, "aclose", None) or getattr(adapter, "close", None)
             if callable(closer):

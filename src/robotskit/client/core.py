@@ -17,11 +17,12 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from robotskit.cache.backends import Cache, open_cache
+from robotskit.cache import Cache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
-from robotskit.errors import FetchError, InvalidArgument
+from robotskit.errors import ClientClosed, FetchError, InvalidArgument
+from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
 
@@ -87,6 +88,15 @@ class ClientCore(Generic[F]):
         # Default adapters only: adapters passed in `fetchers` apply their own address policy.
         self.public_only = public_only
         self.lock = threading.Lock()
+        self.closed = False
+
+    def key_of(self, url: str) -> str:
+        """The cache key (authority) of `url`, after checking the client is open and `url` a string."""
+        if self.closed:
+            raise ClientClosed("this robots.txt client is closed: create a new one")
+        if not isinstance(url, str):
+            raise TypeError(f"url must be a str, not {type(url).__name__}")
+        return authority_key(url)
 
     def fetcher(self, url: str) -> F:
         scheme = urlsplit(url).scheme.lower()

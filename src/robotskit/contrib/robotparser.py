@@ -25,6 +25,7 @@ from urllib.robotparser import RequestRate
 
 import robotskit
 from robotskit.client.clients import RobotsClient
+from robotskit.policy.flow import Outcome
 
 if TYPE_CHECKING:
     from robotskit.document import RobotsTxt
@@ -98,22 +99,32 @@ class RobotFileParser:
         self.host, self.path = urllib.parse.urlparse(url)[1:3]
 
     def read(self) -> None:
-        """Fetch the robots.txt with robotskit's fetch policy (SPEC.md 6) and parse it.
+        """Fetch the robots.txt with robotskit's fetch policy and parse it, from a clean state.
 
         RFC 9309 2.3.1: a 4xx answer (401 and 403 included) means no robots.txt, so everything
         is allowed; a 5xx or 429 answer, a timeout or a network error means everything is
-        disallowed. Never raises for network trouble.
+        disallowed. Never raises for network trouble. Each call forgets what the previous one
+        found, so a server that failed once is read again (as the standard library does).
         """
+        self._forget()
         entry = self._lookup()
-        outcome = str(getattr(entry.outcome, "value", entry.outcome))
         self.modified()
-        if outcome == "unavailable":
+        if entry.outcome is Outcome.UNAVAILABLE:
             self.allow_all = True
             return
-        if outcome == "unreachable" and not getattr(entry, "stale", False):
+        if not entry.has_rules:  # unreachable, and no good copy stands in
             self.disallow_all = True
             return
         self._set_robots(robotskit.parse(entry.body, self.profile, robots_url=entry.robots_url))
+
+    def _forget(self) -> None:
+        """Back to the state of a new parser for this URL (what read() starts from)."""
+        self.entries = []
+        self.default_entry = None
+        self.sitemaps = []
+        self.disallow_all = False
+        self.allow_all = False
+        self.robots = None
 
     def parse(self, lines: Iterable[str | bytes] | str | bytes) -> None:
         """Parse robots.txt lines (an iterable of lines, as the standard library takes).

@@ -53,6 +53,17 @@ def parse_crawl_delay(value: str) -> float | None:
     return seconds
 
 
+def crawl_delay_leftover(value: str) -> str:
+    """The text after the number that `parse_crawl_delay` reads and ignores (`10 seconds` -> `seconds`).
+
+    "" when the value is a plain number (or has no number at all). Lint reports what is left over,
+    so it describes the parser's reading instead of re-reading the value its own way.
+    """
+    text = value.strip()
+    match = _NUMBER.match(text)
+    return text[match.end() :].strip() if match else ""
+
+
 def parse_request_rate(value: str, line: int = 0) -> RequestRate | None:
     """`n/s`, `n/Nm`, `1/5` (seconds), optionally followed by a visit-time window; None if invalid."""
     match = _RATE.match(value)

@@ -180,7 +180,9 @@ class View:
             for raw in self._parsed.groups:
                 for line, value in raw.agents:
                     token = group_token(self._profile, value)
-                    if not token or (token != "*" and token != value.lower()):
+                    # compare like with like: a Unicode-token profile reads the value decoded
+                    written = to_text(value) if self._profile.unicode_tokens else value
+                    if not token or (token != "*" and token != written.lower()):
                         _report_agent_value(self._profile, line, value, token, found)
             self._diagnostics = tuple(found)
         return self._diagnostics

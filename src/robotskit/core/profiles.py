@@ -41,6 +41,10 @@ class Profile:
     preamble_applies: bool
     # Gemini companion: `*`, every purpose and the bot's own token are each judged alone.
     judge_every_token: bool
+    # URL schemes for which this profile is the default when the caller chose none.
+    default_for_schemes: frozenset[str] = frozenset()
+    # Records this profile's crawler ignores (Google: crawl-delay, request-rate); lint says so.
+    ignored_records: frozenset[str] = frozenset()
 
     @property
     def family(self) -> str:
@@ -80,10 +84,21 @@ PROFILES: dict[str, Profile] = {
         index_html_allows_directory=True,
         preamble_applies=False,
         judge_every_token=False,
+        # Google's robots.txt documentation: "Google doesn't support the crawl-delay rule".
+        ignored_records=frozenset({"crawl-delay", "request-rate"}),
     ),
     # The Gemini companion reads files as RFC 9309 does; only who is judged, and how, differs.
-    GEMINI: replace(_RFC9309_PROFILE, name=GEMINI, preamble_applies=True, judge_every_token=True),
+    GEMINI: replace(
+        _RFC9309_PROFILE,
+        name=GEMINI,
+        preamble_applies=True,
+        judge_every_token=True,
+        default_for_schemes=frozenset({"gemini"}),
+    ),
 }
+_DEFAULT_PROFILE = PROFILES[RFC9309]
+# scheme -> the profile chosen for its URLs when the caller chose none (from the fields above)
+_BY_SCHEME = {scheme: p for p in PROFILES.values() for scheme in p.default_for_schemes}
 
 
 def get_profile(name: str) -> Profile:
@@ -96,9 +111,12 @@ def get_profile(name: str) -> Profile:
 
 def profile_for_url(url: str) -> Profile:
     """The default profile for a URL when the caller chose none: gemini for gemini://, else rfc9309."""
-    if url[:9].lower() == "gemini://":
-        return PROFILES[GEMINI]
-    return PROFILES[RFC9309]
+    if url[:9].lower() == "gemini://":  # the one scheme with its own default today: no split needed
+        return _BY_SCHEME["gemini"]
+    scheme, colon, _ = url.partition(":")
+    if colon and _BY_SCHEME and scheme.lower() in _BY_SCHEME:
+        return _BY_SCHEME[scheme.lower()]
+    return _DEFAULT_PROFILE
 
 
 def group_token(profile: Profile, value: str) -> str | None:

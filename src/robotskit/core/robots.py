@@ -2,7 +2,7 @@
 
 The public `robotskit.RobotsTxt` (robotskit.document) is this class plus the AI-preference
 accessors, which live in a layer above the core. A parsed file is immutable: it holds the
-profile-neutral parse and builds each profile family's `View` on first use (a cache, not state:
+profile-neutral parse and builds each profile's `View` on first use (a cache, not state:
 two threads racing build equal views). It pickles as its input bytes and options and is parsed
 again on load, which keeps pickles small and always consistent with the running version.
 """
@@ -132,9 +132,12 @@ class ParsedRobots:
 
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)
-        view = self._views.get(profile.family)
+        # Keyed by profile, not by family: a View holds what its profile reads into the file
+        # (the Gemini preamble group, diagnostics), so sharing one made verdicts depend on
+        # which profile asked first.
+        view = self._views.get(profile.name)
         if view is None:
-            view = self._views[profile.family] = View(self._groups_source(), profile)
+            view = self._views[profile.name] = View(self._groups_source(), profile)
         return view, profile
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:

@@ -166,7 +166,7 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -
     # possessive bounded run costs O(1) in DOTALL mode, where '.' needs no per-character test.
     short = f"(?=.{{0,{MAX_URL}}}+\\Z)"
     # Without a chosen profile a gemini:// URL is judged by the gemini profile, not this one.
-    not_gemini = "" if profile.name == "gemini" else "(?![Gg][Ee][Mm][Ii][Nn][Ii]://)"
+    not_gemini = "" if "gemini" in profile.default_for_schemes else "(?![Gg][Ee][Mm][Ii][Nn][Ii]://)"
     # `before`: tests on the whole URL; `after`: tests where the path starts (after the authority)
     before, after = "", "(?=/)"
     clean = after  # google matches the path as given: a path starting at '?' or ';' takes the slow path

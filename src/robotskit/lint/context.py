@@ -8,12 +8,13 @@ groups live in `_lint_parse` (RK1xx), `_lint_values` (RK2xx) and `_lint_rules` (
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from robotskit.core.model import Diagnostic, Line, LineKind, Rule, RuleKind, Severity
+from robotskit.core.profiles import PROFILES as ALL_PROFILES
+from robotskit.core.profiles import get_profile, group_token
 
 if TYPE_CHECKING:
     from robotskit.core.robots import ParsedRobots
@@ -49,9 +50,11 @@ CODES: Mapping[str, tuple[Severity, str]] = {
     "RK120": (WARN, "rule before any user-agent"),
     "RK121": (WARN, "user-agent with no usable token"),
     "RK122": (INFO, "user-agent value reduced to a product token"),
+    "RK123": (WARN, "full user-agent string in User-agent"),
     "RK130": (WARN, "invalid crawl-delay"),
     "RK131": (WARN, "invalid request-rate"),
     "RK132": (WARN, "sitemap is not an absolute URL"),
+    "RK133": (WARN, "crawl-delay read leniently"),
     # Directives and values.
     "RK201": (WARN, "unknown directive"),
     "RK202": (INFO, "directive known but not supported"),
@@ -74,24 +77,19 @@ CODES: Mapping[str, tuple[Severity, str]] = {
 }
 
 
-PROFILES = ("rfc9309", "google", "gemini")
+PROFILES = tuple(ALL_PROFILES)
 RULE_KINDS = (LineKind.ALLOW, LineKind.DISALLOW)
 
 
 def token_for(profile: str, value: str) -> str:
-    """The group token `profile` reads from a user-agent value ("" if none), lower-cased (SPEC.md 1)."""
-    value = value.strip()
-    if profile == "google":
-        # Google's reference: `*` followed by whitespace or nothing is the global agent;
-        # otherwise the leading run of [A-Za-z_-] (so digits end the token).
-        if value[:1] == "*" and (len(value) == 1 or value[1].isspace()):
-            return "*"
-        match = re.match(r"[A-Za-z_-]+", value)
-    else:
-        if value == "*":
-            return "*"
-        match = re.match(r"[A-Za-z0-9_-]+", value)
-    return match.group(0).lower() if match else ""
+    """The group token `profile` reads from a user-agent value ("" if none), lower-cased.
+
+    The matcher's own reading (`core.profiles.group_token`), so lint and verdicts never disagree.
+    The matcher reads the file's bytes (as latin-1 text); a `Line.value` is UTF-8 decoded text,
+    so it is turned back into those bytes first (a non-ASCII token would otherwise be decoded twice).
+    """
+    raw = value.strip().encode("utf-8", "surrogatepass").decode("latin-1")
+    return group_token(get_profile(profile), raw) or ""
 
 
 def tokens_text(value: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from robotskit.core.model import Diagnostic, Group, Rule, RuleKind
+from robotskit.core.profiles import get_profile
 from robotskit.lint.context import Check, Context, rule_text, token_for
 from robotskit.lint.patterns import CoverIndex, Pattern
 
@@ -113,8 +114,8 @@ def _agentlines_of(groups: Iterable[Group]) -> dict[str, int]:
 
 
 def _dropped_global_rules(ctx: Context) -> Iterable[Diagnostic]:
-    if ctx.profile == "gemini":
-        return  # every token is judged with `*` as well (SPEC.md 4): nothing is dropped
+    if get_profile(ctx.profile).judge_every_token:
+        return  # every token is judged with `*` as well (the Gemini companion): nothing is dropped
     pools = ctx.pools()
     star = _unique(r for r in pools.get("*", []) if r.kind is RuleKind.DISALLOW)[0]
     first_lines = _agentlines_of(ctx.robots.groups)

@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from robotskit.core.model import Diagnostic
+from robotskit.core.profiles import RFC9309
 from robotskit.errors import UnknownProfile
 from robotskit.lint import parse_checks as _lint_parse
 from robotskit.lint import rule_checks as _lint_rules
@@ -47,7 +48,7 @@ def lint(
     `select` and `ignore` are ids or id prefixes (`RK3`); see `wanted` for how they combine.
     Raises `ValueError` for a selector that names no id.
     """
-    chosen = profile or robots.profile or "rfc9309"
+    chosen = profile or robots.profile or RFC9309
     if chosen not in PROFILES:
         raise UnknownProfile(f"unknown profile {chosen!r}; expected one of {', '.join(PROFILES)}")
     select, ignore = check_selectors(select), check_selectors(ignore)
@@ -57,6 +58,9 @@ def lint(
         # An HTML page makes its tag lines look like bad keys; the one RK230 says it better.
         tags = {n for n, line in ctx.lines.items() if line.raw.lstrip().startswith("<")}
         found = [d for d in found if not (d.code in _HTML_NOISE and d.line in tags)]
+    # A full user-agent string (RK123) says more than the parser's "reduced to a token" (RK122).
+    full_strings = {d.line for d in found if d.code == "RK123"}
+    found = [d for d in found if not (d.code == "RK122" and d.line in full_strings)]
     found = [d for d in found if wanted(d.code, select, ignore)]
     return tuple(sorted(found, key=lambda d: (d.line, d.column, d.code)))
 

@@ -23,8 +23,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from urllib.parse import unquote, urljoin, urlsplit
 
-from robotskit.errors import InvalidURL
-from robotskit.policy.authority import authority_key
+from robotskit.policy.authority import canonical_url
 from robotskit.policy.messages import FetchResponse
 
 __all__ = [
@@ -135,13 +134,12 @@ def redirect_target(base: str, reference: str) -> tuple[str | None, str]:
             target = "gemini" + joined[len("http") :]
         else:
             target = urljoin(base, reference)
-        authority_key(target)  # a supported scheme, a host, a port in 0..65535
-        parts = urlsplit(target.split("#", 1)[0])
-    except (InvalidURL, ValueError) as exc:
+        # The host requested is the host the key names (one spelling: IDNA 2008, IPv4 ...);
+        # userinfo and fragment are dropped: credentials never reach a redirect target.
+        target = canonical_url(target)  # a supported scheme, a host, a port in 0..65535
+        parts = urlsplit(target)
+    except ValueError as exc:  # InvalidURL, and urllib's own (unbalanced IPv6 brackets)
         return None, f"redirect to an unusable target: {exc}"
-    if parts.username is not None or parts.password is not None:
-        parts = parts._replace(netloc=parts.netloc.rpartition("@")[2])
-    target = parts.geturl()
     target_scheme = parts.scheme.lower()
     if target_scheme == "ftp" and any(c in unquote(parts.path) for c in "\r\n"):
         return None, "redirect to an FTP path with a line break"

@@ -17,7 +17,6 @@ clock; nothing here touches a socket, a file or a logger. What a single response
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from robotskit.core.model import Decision
+from robotskit.core.profiles import get_profile, profile_for_url
 from robotskit.document import RobotsTxt, parse
 from robotskit.errors import FetchError, InvalidURL
 from robotskit.policy.authority import authority_key
@@ -43,6 +43,7 @@ from robotskit.policy.classify import (
     redirect_target,
 )
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
+from robotskit.policy.parses import PARSES
 
 if TYPE_CHECKING:
     from robotskit.core.agents import Agent
@@ -143,7 +144,7 @@ class RobotsEntry:
         return self.parsed(None)
 
     def parsed(self, profile: str | None) -> RobotsTxt | None:
-        """The body parsed under `profile`; memoised, since equal bodies parse equally."""
+        """The body parsed under `profile`; memoised (bounded), since equal bodies parse equally."""
         if not self.has_rules:
             return None
         return _parse(self.body, self.truncated, profile, self.robots_url)
@@ -155,12 +156,15 @@ def _cut_partial_line(body: bytes) -> bytes:
     return body[: end + 1]
 
 
-@functools.lru_cache(maxsize=256)
 def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -> RobotsTxt:
-    data = _cut_partial_line(body) if truncated else body
-    # The adapter already enforced the client's limit; never cut twice.
-    limit = max(len(data), DEFAULT_MAX_BYTES)
-    return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+    def build() -> RobotsTxt:
+        data = _cut_partial_line(body) if truncated else body
+        # The adapter already enforced the client's limit; never cut twice.
+        limit = max(len(data), DEFAULT_MAX_BYTES)
+        return parse(data, profile, max_bytes=limit, robots_url=robots_url)
+
+    # Shared and bounded in bytes (robotskit.policy.parses): an entry itself keeps only its body.
+    return PARSES.get((body, truncated, profile, robots_url), build)
 
 
 # --- building entries -----------------------------------------------------------------------
@@ -406,7 +410,7 @@ def resolve_profile(profile: str | None, url: str) -> str:
     """SPEC.md 1: no explicit profile means `gemini` for gemini:// URLs, `rfc9309` otherwise."""
     if profile is not None:
         return profile
-    return "gemini" if urlsplit(url).scheme.lower() == "gemini" else "rfc9309"
+    return profile_for_url(url).name
 
 
 def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None = None) -> Decision:
@@ -434,7 +438,7 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
         reason = f"robots.txt unavailable ({why}): everything allowed{insecure}"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, source=f"robots.txt {fetched}")
     path = urlsplit(url).path
-    if path == "/robots.txt" and name != "google":
+    if path == "/robots.txt" and get_profile(name).robots_txt_always_allowed:
         # RFC 9309 2.2.2: /robots.txt is implicitly allowed, or a crawler could never retry.
         reason = "implicitly allowed /robots.txt"
         return Decision(allowed=True, rule=None, reason=reason, profile=name, path=path, source=fetched)
