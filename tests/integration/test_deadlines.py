@@ -21,7 +21,7 @@ from robotskit.fetch.gemini import AsyncGeminiFetcher, GeminiFetcher
 from robotskit.fetch.http import AsyncHttpFetcher, HttpFetcher
 
 from .servers.gemini_server import GeminiScenario, GeminiScriptServer
-from .servers.raw_server import RawServer, Step, drip, ftp_play, http_play
+from .servers.raw_server import Conn, RawServer, Step, drip, ftp_play, http_play
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -82,6 +82,35 @@ def test_async_http_drip_ends_at_deadline(servers: Callable[[RawServer], RawServ
     async def go() -> object:
         async with AsyncHttpFetcher() as fetcher:
             return await fetcher.fetch(FetchRequest(server.url(), timeout=TIMEOUT))
+
+    elapsed, result = _timed(lambda: asyncio.run(go()))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+
+
+def _https_record_drip(conn: Conn) -> None:
+    """Read the ClientHello, then announce a 16 KiB TLS handshake record and drip its bytes."""
+    conn.sock.recv(65536)
+    conn.write([(0.0, b"\x16\x03\x03\x40\x00"), *drip(b"\x00" * 2000, EVERY)])
+
+
+def test_sync_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer]) -> None:
+    """Sync HTTPS: a TLS record dripped during the handshake (one recv per byte) times out on time."""
+    server = servers(RawServer(_https_record_drip))
+    with HttpFetcher() as fetcher:
+        url = server.url(scheme="https")
+        elapsed, result = _timed(lambda: fetcher.fetch(FetchRequest(url, timeout=TIMEOUT)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+
+
+def test_async_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer]) -> None:
+    """Async HTTPS: the same dripped handshake times out on time."""
+    server = servers(RawServer(_https_record_drip))
+
+    async def go() -> object:
+        async with AsyncHttpFetcher() as fetcher:
+            return await fetcher.fetch(FetchRequest(server.url(scheme="https"), timeout=TIMEOUT))
 
     elapsed, result = _timed(lambda: asyncio.run(go()))
     assert isinstance(result, FetchTimeout), result

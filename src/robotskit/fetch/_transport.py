@@ -149,6 +149,43 @@ class _Backend(httpcore.NetworkBackend):
         raise httpcore.UnsupportedProtocol("robotskit fetches over TCP only")
 
 
+class _AsyncStream(httpcore.AsyncNetworkStream):
+    """Closes the TCP stream when a TLS handshake is cancelled (the fetch's deadline passed).
+
+    httpcore closes it on a handshake *error* but not on cancellation, which would leave the
+    socket to the garbage collector.
+    """
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+        self._inner = inner
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return await self._inner.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        await self._inner.write(buffer, timeout)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            return await self._inner.start_tls(ssl_context, server_hostname, timeout)
+        except asyncio.CancelledError:
+            raw = self._inner.get_extra_info("socket")
+            if isinstance(raw, socket.socket):
+                with contextlib.suppress(OSError):
+                    raw.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._inner.aclose())
+            raise
+
+    def get_extra_info(self, info: str) -> object:
+        return self._inner.get_extra_info(info)
+
+
 class _AsyncBackend(httpcore.AsyncNetworkBackend):
     """The async adapter runs its whole fetch under `asyncio.wait_for`; this adds public_only."""
 
@@ -171,7 +208,7 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
             except socket.gaierror as exc:
                 raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
             host = check_public(host, infos)
-        return await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        return _AsyncStream(await self._inner.connect_tcp(host, port, timeout, local_address, socket_options))
 
     async def connect_unix_socket(
         self,
