@@ -8,6 +8,8 @@ these exchanges. Every test measures the elapsed time of a real fetch against a 
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -187,5 +189,27 @@ def test_gemini_drip_ends_at_deadline(gemini_server: GeminiScriptServer, part: s
     assert elapsed < TIMEOUT + SLACK
     request = FetchRequest(url, timeout=TIMEOUT)
     elapsed, result = _timed(lambda: asyncio.run(AsyncGeminiFetcher().fetch(request)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+
+
+@pytest.mark.parametrize("scheme", ["http", "ftp"])
+def test_sync_hung_resolver_ends_at_deadline(monkeypatch: pytest.MonkeyPatch, scheme: str) -> None:
+    """A resolver that never answers (getaddrinfo stuck) still ends a sync fetch at the deadline."""
+    stuck = threading.Event()
+
+    def hung_getaddrinfo(*args: object, **kwargs: object) -> list[tuple[object, ...]]:
+        stuck.wait(10)  # released when the test ends
+        return []
+
+    monkeypatch.setattr(socket, "getaddrinfo", hung_getaddrinfo)
+    request = FetchRequest(f"{scheme}://hung.invalid/robots.txt", timeout=TIMEOUT)
+    fetcher = HttpFetcher() if scheme == "http" else FtpFetcher()
+    try:
+        elapsed, result = _timed(lambda: fetcher.fetch(request))
+    finally:
+        stuck.set()
+        if isinstance(fetcher, HttpFetcher):
+            fetcher.close()
     assert isinstance(result, FetchTimeout), result
     assert elapsed < TIMEOUT + SLACK

@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from robotskit.errors import FetchError
-from robotskit.fetch._addresses import check_public, is_public
+from robotskit.fetch._addresses import addresses_of, check_public, is_public, resolve
 from robotskit.policy.classify import parse_max_age, parse_retry_after, redirect_target
 
 NOW = 1_767_225_600.0
@@ -127,7 +127,15 @@ def _info(address: str) -> tuple[object, ...]:
 
 def test_check_public_refuses_any_private_answer() -> None:
     """One private address among public ones refuses the host: the answer could steer either way."""
-    assert check_public("a.example", [_info("93.184.215.14")]) == "93.184.215.14"
+    answer = addresses_of([_info("93.184.215.14"), _info("2606:2800:21f:cb07:6820:80da:af6b:8b2c")])
+    assert check_public("a.example", answer) == answer
     with pytest.raises(FetchError) as caught:
-        check_public("a.example", [_info("93.184.215.14"), _info("10.0.0.1")])
+        check_public("a.example", addresses_of([_info("93.184.215.14"), _info("10.0.0.1")]))
     assert caught.value.kind == "not-public" and "10.0.0.1" in str(caught.value)
+
+
+def test_resolve_answers_ip_literals_and_localhost() -> None:
+    """An IP literal is its own answer; a name goes to the resolver (here: localhost)."""
+    assert resolve("127.0.0.1", 80, 1.0) == ["127.0.0.1"]
+    assert resolve("::1", 80, 1.0) == ["::1"]
+    assert "127.0.0.1" in resolve("localhost", 80, 5.0)

@@ -32,7 +32,8 @@ from typing import Generic, TypeVar
 import httpcore
 import httpx
 
-from robotskit.fetch._addresses import check_public
+from robotskit.fetch._addresses import addresses_of, check_public, resolve
+from robotskit.policy.messages import DEFAULT_TIMEOUT
 
 __all__ = ["AsyncDeadlineTransport", "DeadlineTransport", "deadline", "time_left"]
 
@@ -89,12 +90,9 @@ def time_left(timeout: float | None) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-def _resolve_public(host: str, port: int) -> str:
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
-    return check_public(host, infos)
+def _no_such_host(host: str, exc: OSError) -> httpcore.ConnectError:
+    # Worded as httpx words it, so the adapter reports the `dns` kind.
+    return httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host} ({exc})")
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -135,10 +133,26 @@ class _Backend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
+        left = time_left(timeout)
+        try:
+            # Resolved here, not in socket.create_connection: a hung resolver ends at the deadline.
+            addresses = resolve(host, port, left if left is not None else DEFAULT_TIMEOUT)
+        except socket.gaierror as exc:
+            raise _no_such_host(host, exc) from exc
         if self._public_only:
-            host = _resolve_public(host, port)
-        stream = self._inner.connect_tcp(host, port, time_left(timeout), local_address, socket_options)
-        return _DeadlineStream(stream)
+            check_public(host, addresses)
+        # Each address in the resolver's order (IPv6 first may have no route), until one connects.
+        failure: httpcore.ConnectError | None = None
+        for address in addresses:
+            try:
+                stream = self._inner.connect_tcp(
+                    address, port, time_left(timeout), local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+                continue
+            return _DeadlineStream(stream)
+        raise failure or httpcore.ConnectError(f"no address for {host}")
 
     def connect_unix_socket(
         self,
@@ -201,14 +215,24 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        if self._public_only:
-            loop = asyncio.get_running_loop()
+        if not self._public_only:
+            return _AsyncStream(
+                await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+            )
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            raise _no_such_host(host, exc) from exc
+        failure: httpcore.ConnectError | None = None
+        for address in check_public(host, addresses_of(infos)):  # connect to what was checked
             try:
-                infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except socket.gaierror as exc:
-                raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
-            host = check_public(host, infos)
-        return _AsyncStream(await self._inner.connect_tcp(host, port, timeout, local_address, socket_options))
+                stream = await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except httpcore.ConnectError as exc:
+                failure = exc
+                continue
+            return _AsyncStream(stream)
+        raise failure or httpcore.ConnectError(f"no address for {host}")
 
     async def connect_unix_socket(
         self,
