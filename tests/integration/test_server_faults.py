@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from robotskit.client import AsyncRobotsClient, RobotsClient
+from robotskit.errors import ProtocolViolation
+from robotskit.fetch import FetchRequest
 from robotskit.fetch.http import AsyncHttpFetcher, HttpFetcher
 from robotskit.policy.flow import Outcome, PolicyConfig, RobotsEntry
 
@@ -318,3 +320,19 @@ def test_default_allows_loopback(http_server: HttpScenarioServer) -> None:
     """Without public_only, loopback servers are fetched as any other."""
     http_server.route("/robots.txt", Scenario(200, ROBOTS))
     _assert_outcome(_both(http_server.url("/robots.txt")), Outcome.OK, "HTTP 200")
+
+
+def test_caller_supplied_httpx_client_still_never_raises_on_location(
+    raw_servers: Callable[[RawServer], RawServer],
+) -> None:
+    """With the caller's own httpx.Client (which parses Location itself), a hostile Location is
+    still a fetch outcome: httpx's own InvalidURL becomes "bad response", never an exception."""
+    import httpx
+
+    server = raw_servers(RawServer(_raw_http(b"301 Moved", b"Location: data:text/plain,x\r\n", b"")))
+    with httpx.Client() as own, HttpFetcher(client=own) as fetcher:
+        with RobotsClient("MyBot", fetchers={"http": fetcher}) as client:
+            entry = client.lookup(server.url())
+        with pytest.raises(ProtocolViolation):  # the adapter alone: a FetchError the policy maps
+            fetcher.fetch(FetchRequest(server.url("/robots.txt")))
+    assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "bad response"

@@ -294,7 +294,7 @@ class HttpFetcher:
                 return _response(request, resp, decoder, started)
         except (FetchError, InvalidURL):
             raise
-        except (httpx.HTTPError, OSError) as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
             raise _map_error(exc, request.url) from exc
 
     def close(self) -> None:
@@ -344,7 +344,7 @@ class AsyncHttpFetcher:
             return await asyncio.wait_for(self._fetch(request), request.timeout)
         except (FetchError, InvalidURL):
             raise
-        except (TimeoutError, httpx.HTTPError, OSError) as exc:
+        except (TimeoutError, httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
             raise _map_error(exc, request.url) from exc
 
     @contextlib.asynccontextmanager
