@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from .servers.raw_server import Conn, RawServer, Step, drip, http_play
+from .servers.gemini_server import GeminiScenario, GeminiScriptServer
+from .servers.raw_server import Conn, RawServer, Step, drip, ftp_play, http_play
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -84,3 +85,21 @@ def test_cli_timeout_must_be_finite_and_positive(value: str, tmp_path: Path) -> 
     assert code == 2 and out == ""
     assert "Traceback" not in err
     assert [line for line in err.splitlines() if "error:" in line] and "--timeout" in err
+
+
+def test_cli_dripping_ftp_and_gemini_servers(tmp_path: Path, gemini_server: GeminiScriptServer) -> None:
+    """FTP dripping its banner and Gemini dripping its header: unreachable (exit 2) on time."""
+    ftp = RawServer(ftp_play([drip(b"220 " + b"w" * 200 + b"\r\n", 0.05)])).start()
+    gemini = gemini_server.route(
+        "/robots.txt", GeminiScenario(b"20 text/plain" + b" " * 400 + b"\r\n", drip=0.05)
+    )
+    try:
+        for url in (ftp.url("/", scheme="ftp"), gemini):
+            code, out, err, elapsed = _cli(
+                "fetch", url, "--no-cache", "--timeout", "1", "--json", tmp=tmp_path
+            )
+            assert "Traceback" not in err, err
+            assert (json.loads(out)["fetch"]["outcome"], code) == ("unreachable", 2)
+            assert elapsed < 30
+    finally:
+        ftp.stop()
