@@ -336,3 +336,23 @@ def test_caller_supplied_httpx_client_still_never_raises_on_location(
         with pytest.raises(ProtocolViolation):  # the adapter alone: a FetchError the policy maps
             fetcher.fetch(FetchRequest(server.url("/robots.txt")))
     assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "bad response"
+
+
+def test_public_only_checks_every_hop(
+    http_server: HttpScenarioServer, https_server: HttpScenarioServer
+) -> None:
+    """public_only applies to redirect hops: a hop to a loopback https:// target is refused.
+
+    The first hop goes through a caller-supplied adapter (which allows loopback); the redirect
+    target is fetched by the client's own public_only adapter, which must refuse it unasked.
+    """
+    https_server.route("/robots.txt", Scenario(200, ROBOTS))
+    url = http_server.redirect("/robots.txt", https_server.url("/robots.txt"))
+    with (
+        HttpFetcher() as first_hop,
+        RobotsClient("MyBot", public_only=True, fetchers={"http": first_hop}) as c,
+    ):
+        entry = c.lookup(url)
+    assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "address not public", entry
+    assert entry.redirects == (https_server.url("/robots.txt"),)
+    assert http_server.hits["/robots.txt"] == 1 and https_server.hits["/robots.txt"] == 0

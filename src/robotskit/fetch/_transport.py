@@ -96,7 +96,12 @@ def _no_such_host(host: str, exc: OSError) -> httpcore.ConnectError:
 
 
 class _DeadlineStream(httpcore.NetworkStream):
-    """A network stream whose every operation is bounded by the current fetch's deadline."""
+    """A network stream whose every operation is bounded by the current fetch's deadline.
+
+    Each call is one `recv`/`sendall`/handshake with a socket timeout: a plain `recv` returns as
+    soon as any byte arrives, and CPython bounds a whole `sendall`, TLS read or TLS handshake by
+    its timeout (not each underlying read), so no call outlives the deadline.
+    """
 
     def __init__(self, inner: httpcore.NetworkStream) -> None:
         self._inner = inner
