@@ -6,7 +6,8 @@ import socket
 
 import pytest
 
-from robotskit.errors import FetchError
+from robotskit.client import AsyncRobotsClient, RobotsClient
+from robotskit.errors import FetchError, InvalidArgument
 from robotskit.fetch._addresses import addresses_of, check_public, is_public, resolve
 from robotskit.policy.classify import parse_max_age, parse_retry_after, redirect_target
 
@@ -139,3 +140,11 @@ def test_resolve_answers_ip_literals_and_localhost() -> None:
     assert resolve("127.0.0.1", 80, 1.0) == ["127.0.0.1"]
     assert resolve("::1", 80, 1.0) == ["::1"]
     assert "127.0.0.1" in resolve("localhost", 80, 5.0)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -float("inf"), 0.0, -1.0])
+def test_client_timeout_must_be_finite_and_positive(timeout: float) -> None:
+    """A caller error: NaN, infinite or non-positive timeouts raise InvalidArgument at construction."""
+    for cls in (RobotsClient, AsyncRobotsClient):
+        with pytest.raises(InvalidArgument):
+            cls("MyBot", timeout=timeout)
