@@ -21,6 +21,7 @@ from robotskit.cli._fetch import cmd_fetch
 from robotskit.cli._help import epilog
 from robotskit.cli._lint import cmd_lint
 from robotskit.cli._output import Output
+from robotskit.cli._serve import add_serve
 from robotskit.cli._sources import ERROR, CliError, default_cache_path
 from robotskit.core.profiles import PROFILES
 from robotskit.errors import RobotskitError
@@ -152,6 +153,7 @@ def build_parser(*, with_batch: bool = True) -> argparse.ArgumentParser:
     _add_audit(sub, opts)
     _add_diff(sub, opts)
     add_cache_command(sub, epilog("cache"))
+    add_serve(sub)
     _add_batch(sub, real=with_batch)
     return parser
 
