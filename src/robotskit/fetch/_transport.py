@@ -37,6 +37,11 @@ from robotskit.policy.messages import DEFAULT_TIMEOUT
 
 __all__ = ["AsyncDeadlineTransport", "DeadlineTransport", "deadline", "time_left"]
 
+# _NO_KEEPALIVE: one connection per request. A crawler asks each authority for robots.txt once
+# a day, so a kept-alive connection is almost never reused; when it is (a redirect to the same
+# host), a server that closed it silently turns a good answer into "Server disconnected without
+# sending a response". A fresh connection costs a handshake and never that.
+
 _DEADLINE: ContextVar[float | None] = ContextVar("robotskit_fetch_deadline", default=None)
 
 # httpcore raises its own exception classes; httpx's transport maps them onto httpx's, which is
@@ -347,8 +352,7 @@ class DeadlineTransport(httpx.BaseTransport):
         self._pool = httpcore.ConnectionPool(
             ssl_context=ssl_context,
             max_connections=None,  # limits are per authority (below), never shared
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
+            max_keepalive_connections=0,  # see _NO_KEEPALIVE
             network_backend=_Backend(public_only),
         )
         self._slots = _Slots(per_authority, threading.BoundedSemaphore)
@@ -417,8 +421,7 @@ class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context,
             max_connections=None,
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
+            max_keepalive_connections=0,  # see _NO_KEEPALIVE
             network_backend=_AsyncBackend(public_only),
         )
         self._slots = _Slots(per_authority, asyncio.Semaphore)
