@@ -32,6 +32,7 @@ from typing import Generic, TypeVar
 import httpcore
 import httpx
 
+from robotskit.errors import InvalidArgument
 from robotskit.fetch._addresses import addresses_of, check_public, resolve
 from robotskit.policy.messages import DEFAULT_TIMEOUT
 
@@ -336,6 +337,23 @@ class _ReleasingStream(httpx.SyncByteStream):
             self._done()
 
 
+def _proxy(proxy: str) -> tuple[httpcore.URL, tuple[bytes, bytes] | None]:
+    """An http:// or https:// proxy URL as httpcore takes it; its userinfo becomes Proxy-Authorization."""
+    try:
+        parsed = httpx.Proxy(proxy)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise InvalidArgument(f"cannot use proxy {proxy!r}: {exc}") from exc
+    if parsed.url.scheme not in ("http", "https"):
+        raise InvalidArgument(f"proxy must be an http:// or https:// URL, got {proxy!r}")
+    url = httpcore.URL(
+        scheme=parsed.url.raw_scheme,
+        host=parsed.url.raw_host,
+        port=parsed.url.port,
+        target=parsed.url.raw_path,
+    )
+    return url, parsed.raw_auth
+
+
 def _acquire(sem: threading.BoundedSemaphore, request: httpx.Request) -> None:
     with _httpx_errors():
         got = sem.acquire(timeout=time_left(_pool_timeout(request)))
@@ -347,14 +365,32 @@ class DeadlineTransport(httpx.BaseTransport):
     """Sync transport: deadline-bounded sockets, `per_authority` connections per host, public_only."""
 
     def __init__(
-        self, *, ssl_context: ssl.SSLContext, public_only: bool = False, per_authority: int = 4
+        self,
+        *,
+        ssl_context: ssl.SSLContext,
+        public_only: bool = False,
+        per_authority: int = 4,
+        proxy: str | None = None,
     ) -> None:
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=None,  # limits are per authority (below), never shared
-            max_keepalive_connections=0,  # see _NO_KEEPALIVE
-            network_backend=_Backend(public_only),
-        )
+        self._pool: httpcore.ConnectionPool
+        if proxy is None:
+            self._pool = httpcore.ConnectionPool(
+                ssl_context=ssl_context,
+                max_connections=None,  # limits are per authority (below), never shared
+                max_keepalive_connections=0,  # see _NO_KEEPALIVE
+                network_backend=_Backend(public_only),
+            )
+        else:
+            # Through a proxy the deadline still bounds every socket operation (to the proxy).
+            url, auth = _proxy(proxy)
+            self._pool = httpcore.HTTPProxy(
+                proxy_url=url,
+                proxy_auth=auth,
+                ssl_context=ssl_context,
+                max_connections=None,
+                max_keepalive_connections=0,
+                network_backend=_Backend(public_only=False),
+            )
         self._slots = _Slots(per_authority, threading.BoundedSemaphore)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -416,14 +452,31 @@ class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
     """Async transport: `per_authority` connections per host and public_only (deadline: the adapter)."""
 
     def __init__(
-        self, *, ssl_context: ssl.SSLContext, public_only: bool = False, per_authority: int = 4
+        self,
+        *,
+        ssl_context: ssl.SSLContext,
+        public_only: bool = False,
+        per_authority: int = 4,
+        proxy: str | None = None,
     ) -> None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=None,
-            max_keepalive_connections=0,  # see _NO_KEEPALIVE
-            network_backend=_AsyncBackend(public_only),
-        )
+        self._pool: httpcore.AsyncConnectionPool
+        if proxy is None:
+            self._pool = httpcore.AsyncConnectionPool(
+                ssl_context=ssl_context,
+                max_connections=None,
+                max_keepalive_connections=0,  # see _NO_KEEPALIVE
+                network_backend=_AsyncBackend(public_only),
+            )
+        else:
+            url, auth = _proxy(proxy)
+            self._pool = httpcore.AsyncHTTPProxy(
+                proxy_url=url,
+                proxy_auth=auth,
+                ssl_context=ssl_context,
+                max_connections=None,
+                max_keepalive_connections=0,
+                network_backend=_AsyncBackend(public_only=False),
+            )
         self._slots = _Slots(per_authority, asyncio.Semaphore)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
