@@ -12,7 +12,7 @@ from robotskit.audit.diff import VerdictChange, VerdictDiff, diff_verdicts
 from robotskit.cache import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
 from robotskit.client.clients import AsyncRobotsClient, RobotsClient
 from robotskit.core.agents import GEMINI_PURPOSES, Agent, product_token
-from robotskit.core.extensions import RequestRate
+from robotskit.core.extensions import RequestRate, VisitTime
 from robotskit.core.lexer import lex
 from robotskit.core.model import (
     Decision,
@@ -81,6 +81,7 @@ __all__ = [
     "UnknownProfile",
     "VerdictChange",
     "VerdictDiff",
+    "VisitTime",
     "__version__",
     "authority_key",
     "diff_verdicts",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
+from robotskit.core.agents import Agent
 from robotskit.core.model import Group
 from robotskit.core.profiles import RFC9309
 from robotskit.lint.context import token_for
@@ -55,6 +56,7 @@ class CrawlerAudit:
     status: str  # "full" | "partial" | "none"
     groups: tuple[int, ...]  # line of the first user-agent line of each group that applies
     own_group: bool  # a group names this crawler (not only `*`)
+    obeys: str  # the token whose groups apply: the crawler's own, a fallback of its chain, or `*`
     blocked: tuple[str, ...]
     allowed: tuple[str, ...]
     ignored_rules: tuple[IgnoredRule, ...]
@@ -66,6 +68,7 @@ class CrawlerAudit:
             "status": self.status,
             "groups": list(self.groups),
             "own_group": self.own_group,
+            "obeys": self.obeys,
             "blocked": list(self.blocked),
             "allowed": list(self.allowed),
             "ignored_rules": [rule.to_dict() for rule in self.ignored_rules],
@@ -196,9 +199,21 @@ def _close(a: str, b: str) -> bool:
     return a != b and len(b) >= 6 and difflib.SequenceMatcher(None, a, b).ratio() >= 0.9
 
 
+def _obeyed(robots: RobotsTxt, crawler: Crawler) -> str:
+    """The token of the crawler's chain whose groups apply: its own, a fallback, or `*`."""
+    for token in crawler.chain:
+        if any(not g.is_global for g in robots.groups_for(token)):
+            return token
+    return "*"
+
+
 def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> CrawlerAudit:
-    groups = tuple(robots.groups_for(crawler.token))
-    own = any(not g.is_global for g in groups)
+    # The crawler's documented fallback chain (Googlebot-Image -> Googlebot) decides which
+    # groups apply when none names it; a crawler without a chain is its plain token.
+    agent = Agent(crawler.token, fallbacks=crawler.fallbacks)
+    groups = tuple(robots.groups_for(agent))
+    obeys = _obeyed(robots, crawler)
+    own = obeys.lower() == crawler.token.lower()
     notes: list[str] = []
     ignored: list[IgnoredRule] = []
     if crawler.control_only:
@@ -219,7 +234,15 @@ def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> Cra
             unused = tuple(g for g in robots.groups if g.is_global and g not in groups)
             reason = f"{crawler.token} has its own group, so the '*' group does not apply to it"
             ignored += _ignored_global_rules(unused, reason)
-        verdicts = [(path, robots.allowed(path, crawler.token)) for path in paths]
+        elif obeys != "*":
+            unused = tuple(g for g in robots.groups if g.is_global and g not in groups)
+            reason = f"{crawler.token} obeys the {obeys} group (its fallback chain), not the '*' group"
+            ignored += _ignored_global_rules(unused, reason)
+            notes.append(
+                f"no group names {crawler.token}: it obeys the {obeys} group, as "
+                f"{crawler.operator or 'its operator'} documents ({crawler.fallbacks_source})"
+            )
+        verdicts = [(path, robots.allowed(path, agent)) for path in paths]
     ignored += _near_miss_rules(robots, crawler, {g.index for g in groups})
     blocked = tuple(path for path, ok in verdicts if not ok)
     allowed = tuple(path for path, ok in verdicts if ok)
@@ -229,6 +252,7 @@ def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> Cra
         status=status,
         groups=tuple(g.line for g in groups),
         own_group=own,
+        obeys=obeys,
         blocked=blocked,
         allowed=allowed,
         ignored_rules=tuple(ignored),

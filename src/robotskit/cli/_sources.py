@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 import robotskit
 from robotskit.cli._origin import FILE, STDIN, Origin, fetch_entry
-from robotskit.core.agents import product_token
+from robotskit.core.agents import MERGE, product_token
+from robotskit.core.crawlers import load_crawlers
 from robotskit.core.profiles import profile_for_url
 from robotskit.errors import FetchError
 from robotskit.fetch.gemini import TofuStore
@@ -256,9 +257,24 @@ def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
         )
     purposes = tuple(getattr(args, "purpose", None) or ())
     aliases = tuple(getattr(args, "alias", None) or ())
-    if not purposes and not aliases:
+    fallbacks = _table_fallbacks(token)
+    if not purposes and not aliases and not fallbacks:
         return token
-    return robotskit.Agent(token, purposes=purposes, aliases=aliases, combine=args.combine)
+    combine = getattr(args, "combine", None) or MERGE
+    return robotskit.Agent(token, purposes=purposes, aliases=aliases, combine=combine, fallbacks=fallbacks)
+
+
+def _table_fallbacks(token: str) -> tuple[str, ...]:
+    """A known crawler's documented fallback chain (bundled table), said on stderr when it has one."""
+    crawler = load_crawlers().get(token)
+    if crawler is None or not crawler.fallbacks:
+        return ()
+    chain = ", then ".join(crawler.chain)
+    sys.stderr.write(
+        f"robotskit: note: --agent {token} is a known crawler (bundled crawler table): it obeys {chain}, "
+        f"the first that a group names, else '*' ({crawler.operator}: {crawler.fallbacks_source})\n"
+    )
+    return crawler.fallbacks
 
 
 def agents_of(args: argparse.Namespace, *, required: bool = True) -> list[str | robotskit.Agent]:

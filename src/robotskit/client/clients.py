@@ -54,6 +54,10 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
     `public_only=True`: the default adapters refuse to connect to loopback, private,
     link-local, multicast and reserved addresses (checked on the resolved address, on every
     redirect hop); such a host is "unreachable" with the reason "address not public".
+    `probe_5xx` (off by default): on an HTTP 5xx for robots.txt, request `/` and a page that
+    cannot exist; when `/` answers 2xx and that page 5xx, the site answers 5xx for missing pages
+    and the 5xx is read as a 4xx (everything allowed, the reason says so). The probes count
+    against `timeout` and are cached with the entry.
     """
 
     _is_async = False

@@ -64,6 +64,7 @@ class ClientCore(Generic[F]):
         policy: PolicyConfig,
         is_async: bool,
         public_only: bool = False,
+        probe_5xx: bool = False,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
         if profile is not None:
@@ -79,6 +80,7 @@ class ClientCore(Generic[F]):
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.policy = policy
+        self.probe_5xx = probe_5xx
         self.clock: Callable[[], float] = clock or time.time
         self.cache = open_cache(cache)
         self.owns_cache = cache is None or isinstance(cache, str)
@@ -125,6 +127,7 @@ class ClientCore(Generic[F]):
             timeout=self.timeout,
             max_bytes=self.max_bytes,
             config=self.policy,
+            probe_5xx=self.probe_5xx,
         )
 
     def fresh(self, entry: RobotsEntry | None) -> bool:
@@ -134,11 +137,12 @@ class ClientCore(Generic[F]):
         return decide(entry, url, self.agent if agent is None else agent, self.profile)
 
     def crawl_delay(self, entry: RobotsEntry, agent: str | Agent | None) -> float | None:
-        robots = entry.parsed(self.profile)
-        return None if robots is None else robots.crawl_delay(self.agent if agent is None else agent)
+        chosen = self.agent if agent is None else agent
+        robots = entry.answers(self.profile, chosen)  # what is kept per authority: docs/client.md
+        return None if robots is None else robots.crawl_delay(chosen)
 
     def sitemaps(self, entry: RobotsEntry) -> tuple[str, ...]:
-        robots = entry.parsed(self.profile)
+        robots = entry.answers(self.profile, self.agent)
         return () if robots is None else robots.sitemaps
 
 
@@ -182,6 +186,7 @@ class ClientBase(Generic[F, W]):
         clock: Callable[[], float] | None = None,
         policy: PolicyConfig = DEFAULT_POLICY,
         public_only: bool = False,
+        probe_5xx: bool = False,
     ) -> None:
         self._core: ClientCore[F] = ClientCore(
             agent,
@@ -195,6 +200,7 @@ class ClientBase(Generic[F, W]):
             policy=policy,
             is_async=self._is_async,
             public_only=public_only,
+            probe_5xx=probe_5xx,
         )
         # Single-flight (SPEC.md 6): authority -> the fetch in progress; `_mutex` guards it
         # across threads (an event loop's tasks need no lock).
@@ -210,6 +216,11 @@ class ClientBase(Generic[F, W]):
     def user_agent(self) -> str:
         """The User-Agent sent with every robots.txt fetch."""
         return self._core.user_agent
+
+    @property
+    def profile(self) -> str | None:
+        """The profile decisions are made under (None: chosen per URL, gemini for gemini://)."""
+        return self._core.profile
 
     @property
     def cache(self) -> Cache:

@@ -7,6 +7,14 @@ SPEC.md section 4. An `Agent` is what a caller passes (a plain string is shortha
   checking `googlebot-news` together with `googlebot`);
 - web profiles, combine="most_restrictive": each token judged alone, disallowed if any says no;
 - gemini: `*`, every purpose and the bot's own token, each judged alone; all must allow.
+
+`fallbacks` is a crawler's documented chain (Google: Googlebot-Image obeys the `googlebot`
+group when no group names it, rather than `*`): when no group names the token or an alias,
+the first fallback token that a group names decides; none: the `*` groups, as for any token.
+`Agent.crawler(name)` builds such an agent from the bundled crawler table (core.crawlers).
+A plain token has no fallbacks, so its semantics (and the google profile's bit-exactness
+with Google's C++ parser, which takes one token) are untouched: the chain is the crawler's
+choice, not the parser's.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from robotskit.core.crawlers import load_crawlers
 from robotskit.errors import InvalidArgument
 
 MERGE = "merge"
@@ -56,19 +65,37 @@ class Agent:
     `token` may be None for an anonymous Gemini client that only declares purposes.
     `purposes` are Gemini virtual agents (`archiver`, `indexer`, `researcher`, `webproxy`); web
     profiles ignore them. `aliases` are further tokens the crawler obeys (e.g. `googlebot` for
-    `googlebot-news`); `combine` says how their groups combine in web profiles.
+    `googlebot-news`); `combine` says how their groups combine in web profiles. `fallbacks`
+    are tokens tried in order only when no group names the token or an alias: the first one
+    that a group names decides (see `Agent.crawler`).
     """
 
     token: str | None
     purposes: tuple[str, ...] = field(default=())
     aliases: tuple[str, ...] = field(default=())
     combine: str = MERGE
+    fallbacks: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def crawler(cls, name: str) -> Agent:
+        """The agent of a well-known crawler, obeying its documented fallback chain.
+
+        `Agent.crawler("Googlebot-Image")` obeys a group naming `googlebot-image`, else one naming
+        `googlebot` (Google's common-crawlers list), else `*`. The name is looked up in the
+        bundled crawler table case-insensitively; a crawler without a documented chain is a
+        plain token. Raises ValueError (InvalidArgument) naming `name` when it is not in the table.
+        """
+        crawler = load_crawlers().get(name) if isinstance(name, str) else None
+        if crawler is None:
+            raise InvalidArgument(f"unknown crawler {name!r}: not in the bundled crawler table")
+        return cls(crawler.token, fallbacks=crawler.fallbacks)
 
     def __post_init__(self) -> None:
         if self.token is not None and not isinstance(self.token, str):
             raise InvalidArgument(f"agent token must be a string or None, got {self.token!r}")
         object.__setattr__(self, "purposes", tuple(p.lower() for p in _as_tuple(self.purposes, "purposes")))
         object.__setattr__(self, "aliases", _as_tuple(self.aliases, "aliases"))
+        object.__setattr__(self, "fallbacks", _as_tuple(self.fallbacks, "fallbacks"))
         if self.combine not in (MERGE, MOST_RESTRICTIVE):
             raise InvalidArgument(f"combine must be {MERGE!r} or {MOST_RESTRICTIVE!r}, got {self.combine!r}")
 

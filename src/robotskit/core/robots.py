@@ -16,9 +16,12 @@ from robotskit.core.checker import Check, Matcher, make_checker
 from robotskit.core.extensions import (
     CRAWL_DELAY_KEYS,
     REQUEST_RATE_KEYS,
+    VISIT_TIME_KEYS,
     RequestRate,
+    VisitTime,
     parse_crawl_delay,
     parse_request_rate,
+    parse_visit_time,
 )
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
 from robotskit.core.matcher import View, decide
@@ -270,6 +273,14 @@ class ParsedRobots:
             rate = parse_request_rate(record.value, record.line)
             if rate is not None:
                 return rate
+        return None
+
+    def visit_time(self, agent: AgentLike = None) -> VisitTime | None:
+        """The Visit-time window asked of `agent` by its groups (first valid value), or None."""
+        for record in self._group_records(agent, VISIT_TIME_KEYS):
+            window = parse_visit_time(record.value, record.line)
+            if window is not None:
+                return window
         return None
 
     # -- value semantics ------------------------------------------------------------------------
