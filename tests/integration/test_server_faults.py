@@ -23,7 +23,7 @@ from robotskit.policy.flow import Outcome, PolicyConfig, RobotsEntry
 from .conftest import ROBOTS
 from .servers.certs import CertPair
 from .servers.http_server import HttpScenarioServer, Scenario
-from .servers.raw_server import Conn, RawServer, http_play
+from .servers.raw_server import Conn, RawServer, ftp_play, http_play
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -356,3 +356,20 @@ def test_public_only_checks_every_hop(
     assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "address not public", entry
     assert entry.redirects == (https_server.url("/robots.txt"),)
     assert http_server.hits["/robots.txt"] == 1 and https_server.hits["/robots.txt"] == 0
+
+
+FTP_GARBAGE = {
+    "non-UTF-8 banner": b"220 \xff\xfe hello\r\n",
+    "banner over 8 KiB": b"220 " + b"a" * 20000 + b"\r\n",
+    "no reply code": b"garbage\r\n",
+    "reply code 999": b"999 what\r\n",
+    "empty line": b"\r\n",
+}
+
+
+@pytest.mark.parametrize("banner", list(FTP_GARBAGE))
+def test_ftp_garbage_is_a_bad_response(raw_servers: Callable[[RawServer], RawServer], banner: str) -> None:
+    """An FTP server whose banner is not FTP: unreachable ("bad response"), never an exception."""
+    server = raw_servers(RawServer(ftp_play([[(0.0, FTP_GARBAGE[banner])]])))
+    results = _both(server.url(scheme="ftp"), timeout=2.0)
+    _assert_outcome(results, Outcome.UNREACHABLE, "bad response")
