@@ -237,7 +237,7 @@ def _check_proxy(proxy: str | None, public_only: bool) -> None:
 
 
 class HttpFetcher:
-    """Synchronous HTTP/HTTPS `Fetcher` on a pooled `httpx.Client`.
+    """Synchronous HTTP/HTTPS `Fetcher` on httpx, through robotskit's deadline transport.
 
     `request.timeout` is a total deadline: connect, TLS, the request, the status line, the
     headers and the body all end by it, however slowly the server sends. At most
@@ -325,7 +325,7 @@ class HttpFetcher:
 
 
 class AsyncHttpFetcher:
-    """Asynchronous HTTP/HTTPS `AsyncFetcher` on a pooled `httpx.AsyncClient` (asyncio).
+    """Asynchronous HTTP/HTTPS `AsyncFetcher` on httpx (asyncio), through robotskit's transport.
 
     The total deadline is exact: the whole fetch runs under `asyncio.wait_for`. Limits per
     authority, `public_only` and `trust_env` as for `HttpFetcher`.
