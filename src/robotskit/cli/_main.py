@@ -7,6 +7,7 @@ for, and replaced by a stub that explains the missing extra when it cannot be im
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 
@@ -64,6 +65,17 @@ def _run_batch(argv: list[str]) -> int:
     return _dispatch(parser, argv)
 
 
+def _seconds(text: str) -> float:
+    """A timeout: a finite number of seconds above zero (NaN and infinity would never expire)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
+
+
 _Opts = dict[str, argparse.ArgumentParser]
 
 
@@ -84,7 +96,9 @@ def _options() -> _Opts:
     fetching.add_argument(
         "--refresh", action="store_true", help="fetch robots.txt again even if the cached copy is fresh"
     )
-    fetching.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    fetching.add_argument(
+        "--timeout", type=_seconds, default=10.0, help="total seconds per request (default 10)"
+    )
     fetching.add_argument("--user-agent", help="User-Agent header sent when fetching")
     agent = argparse.ArgumentParser(add_help=False)
     agent.add_argument(
