@@ -15,4 +15,10 @@ if ! command -v redis-server >/dev/null 2>&1 && command -v apt-get >/dev/null 2>
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; } >/dev/null 2>&1 \
     || echo "warning: could not install redis-server; the Redis tests will be skipped" >&2
 fi
+# The browser tests (tests/web) drive Debian's Chromium through Playwright (its own browser
+# download cannot work here); without it they are skipped with the reason.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+    || echo "warning: could not install chromium; the browser tests will be skipped" >&2
+fi
 exec .venv/bin/python -m pytest -p no:cacheprovider "$@"

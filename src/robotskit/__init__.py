@@ -8,10 +8,11 @@
 The core (parse, match) uses only the standard library. See README.md for the tour.
 """
 
+from robotskit.audit.diff import VerdictChange, VerdictDiff, diff_verdicts
 from robotskit.cache import Cache, MemoryCache, RedisCache, SQLiteCache, open_cache
 from robotskit.client.clients import AsyncRobotsClient, RobotsClient
 from robotskit.core.agents import GEMINI_PURPOSES, Agent, product_token
-from robotskit.core.extensions import RequestRate
+from robotskit.core.extensions import RequestRate, VisitTime
 from robotskit.core.lexer import lex
 from robotskit.core.model import (
     Decision,
@@ -30,6 +31,7 @@ from robotskit.core.url import path_params_query
 from robotskit.document import RobotsTxt, parse
 from robotskit.errors import (
     CacheError,
+    ClientClosed,
     FetchError,
     FetchTimeout,
     InvalidArgument,
@@ -50,6 +52,7 @@ __all__ = [
     "AsyncRobotsClient",
     "Cache",
     "CacheError",
+    "ClientClosed",
     "Decision",
     "Diagnostic",
     "FetchError",
@@ -76,8 +79,12 @@ __all__ = [
     "Severity",
     "TokenVerdict",
     "UnknownProfile",
+    "VerdictChange",
+    "VerdictDiff",
+    "VisitTime",
     "__version__",
     "authority_key",
+    "diff_verdicts",
     "lex",
     "open_cache",
     "parse",

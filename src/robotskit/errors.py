@@ -9,6 +9,7 @@ RobotskitError
 |   +-- FetchTimeout
 |   +-- ProtocolViolation                   a malformed HTTP, Gemini or FTP response
 +-- CacheError                              a cache backend failed (.backend)
++-- ClientClosed (also RuntimeError)        a RobotsClient used after close()
 """
 
 from __future__ import annotations
@@ -66,3 +67,7 @@ class CacheError(RobotskitError):
     def __init__(self, message: str, *, backend: str = "") -> None:
         super().__init__(message)
         self.backend = backend
+
+
+class ClientClosed(RobotskitError, RuntimeError):
+    """A `RobotsClient` or `AsyncRobotsClient` was used after `close()` (or its `with` block)."""

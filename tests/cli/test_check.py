@@ -23,7 +23,9 @@ def test_all_allowed_exits_0(run: Run, robots_file: Callable[[str], Path]) -> No
     path = robots_file(ROBOTS)
     result = run("check", str(path), "https://example.com/", "/private/press/a", "--agent", "MyBot")
     assert result.code == 0
-    assert [line.split()[0] for line in result.out.splitlines()] == ["allowed", "allowed"]
+    lines = result.out.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == ["allowed", "allowed"]
+    assert lines[-1] == f"source: file {path}"
 
 
 def test_any_disallowed_exits_1(run: Run, robots_file: Callable[[str], Path]) -> None:
@@ -61,7 +63,15 @@ def test_json_document(run: Run, robots_file: Callable[[str], Path]) -> None:
     result = run("check", str(path), "/a", "/private/b", "--agent", "MyBot", "--json")
     doc = json.loads(result.out)
     assert result.code == 1 and doc["exit_code"] == 1
-    assert doc["command"] == "check" and doc["version"] == 1 and doc["agent"] == "MyBot"
+    assert doc["command"] == "check" and doc["version"] == 2 and doc["agent"] == "MyBot"
+    assert doc["source"] == {
+        "kind": "file",
+        "location": str(path),
+        "age_seconds": None,
+        "fetched_at": None,
+        "outcome": None,
+        "reason": "",
+    }
     assert doc["summary"] == {"total": 2, "allowed": 1, "disallowed": 1}
     second = doc["results"][1]
     assert second["url"] == "/private/b" and second["allowed"] is False

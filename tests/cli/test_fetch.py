@@ -75,12 +75,13 @@ def test_fetch_with_agent_decides(run: Run, server: Server) -> None:
 
 
 def test_fetch_unreachable_host(run: Run) -> None:
-    """A host that refuses connections is `unreachable` (everything disallowed), not a crash."""
+    """A host that refuses connections is `unreachable` (everything disallowed), not a crash: exit 2."""
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     result = run("fetch", f"http://127.0.0.1:{port}/", "--no-cache", "--timeout", "2", "--json")
-    assert result.code == 0 and json.loads(result.out)["fetch"]["outcome"] == "unreachable"
+    doc = json.loads(result.out)
+    assert result.code == 2 and doc["exit_code"] == 2 and doc["fetch"]["outcome"] == "unreachable"
 
 
 def test_fetch_needs_a_url(run: Run) -> None:
@@ -135,3 +136,15 @@ def test_lint_of_a_fetched_file_uses_its_content_type(run: Run, server: Server) 
     server.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, BODY)
     doc = json.loads(run("lint", f"{server.base}/robots.txt", "--no-cache", "--json").out)
     assert "RK231" not in [d["code"] for d in doc["diagnostics"]]
+
+
+def test_fetch_with_several_agents_decides_each(run: Run, server: Server) -> None:
+    """fetch --agent A --agent B decides the URL for each (one fetch); exit 1 if any is disallowed."""
+    server.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, b"User-agent: B\nDisallow: /\n")
+    result = run("fetch", f"{server.base}/p", "--agent", "A", "--agent", "B", "--no-cache", "--json")
+    doc = json.loads(result.out)
+    assert result.code == 1 and [(d["agent"], d["allowed"]) for d in doc["decisions"]] == [
+        ("A", True),
+        ("B", False),
+    ]
+    assert doc["decision"]["allowed"] is True and server.hits.count("/robots.txt") == 1

@@ -56,7 +56,29 @@ VECTORS: list[tuple[str, bytes, str | None, str | None, set[tuple[str, int]]]] =
         b"User-agent:\nDisallow: /e\n\nUser-agent: *bot\nDisallow: /f\n",
         None,
         None,
-        {("RK203", 1), ("RK122", 4), ("RK204", 4), ("RK122", 7), ("RK203", 10), ("RK121", 13), ("RK121", 16)},
+        {("RK203", 1), ("RK122", 4), ("RK204", 4), ("RK123", 7), ("RK203", 10), ("RK121", 13), ("RK121", 16)},
+    ),
+    (
+        "non-ascii-token-read-as-the-matcher-reads-it",
+        "User-agent: Bücherbot\nDisallow: /a\n".encode(),
+        "rfc9309",
+        None,
+        {("RK203", 1)},
+    ),
+    (
+        "lenient-crawl-delay-is-described-not-rejected",
+        b"User-agent: *\nCrawl-delay: 10 seconds\nCrawl-delay: 0100-0800\nCrawl_delay: soon\n"
+        b"Request-rate: 1/5s 0100-0800\nRequest-rate: often\n",
+        None,
+        None,
+        {("RK133", 2), ("RK133", 3), ("RK111", 4), ("RK130", 4), ("RK131", 6)},
+    ),
+    (
+        "absolute-url-rule",
+        b"User-agent: *\nDisallow: https://example.com/private?a\n",
+        None,
+        None,
+        {("RK210", 2)},
     ),
     (
         "patterns",

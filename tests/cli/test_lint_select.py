@@ -86,3 +86,20 @@ def test_cli_unknown_selector_exits_2(run: Run, robots_file: Callable[[str], Pat
     """An id no rule has (a typo) is a usage error: exit 2 with the offending selector named."""
     result = run("lint", str(robots_file(BODY)), "--select", "RK31O")
     assert result.code == 2 and "RK31O" in result.err
+
+
+def test_cli_ignore_never_claims_clean(run: Run, robots_file: Callable[[str], Path]) -> None:
+    """Ignoring every finding is not "clean": the summary says how many are hidden, and by what."""
+    path = str(robots_file(BODY))
+    result = run("lint", path, "--ignore", "RK2,RK3")
+    assert result.code == 0
+    assert "clean" not in result.out
+    assert "nothing reported (3 findings hidden by --ignore)" in result.out
+    doc = json.loads(run("lint", path, "--ignore", "RK2,RK3", "--json").out)
+    assert doc["diagnostics"] == [] and doc["hidden"] == 3
+
+
+def test_cli_select_counts_what_it_hides(run: Run, robots_file: Callable[[str], Path]) -> None:
+    """--select hides the rest; the summary counts them too."""
+    result = run("lint", str(robots_file(BODY)), "--select", "RK3")
+    assert "(2 findings hidden by --select)" in result.out

@@ -17,7 +17,7 @@ import robotskit
 from robotskit.audit import audit
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-GUIDES = ["scrapy.md", "robotparser.md", "ai-preferences.md", "audit.md"]
+GUIDES = ["scrapy.md", "robotparser.md", "ai-preferences.md", "audit.md", "httpx.md"]
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```\s*$", re.DOTALL | re.MULTILINE)
 
 

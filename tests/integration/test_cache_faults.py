@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,59 @@ def test_redis_url_forms_and_no_password_in_logs(caplog: pytest.LogCaptureFixtur
     assert any("user:***@" in m for m in _warnings(caplog))
     cache.close()
     secret.close()
+
+
+def test_async_client_with_stopped_redis_answers_from_memory(server: RedisServer) -> None:
+    """The asyncio client, too: a stopped Redis raises nothing and each authority is fetched once per TTL."""
+    import asyncio
+
+    from robotskit.client import AsyncRobotsClient
+    from robotskit.testing import AsyncMockFetcher
+
+    fetcher = AsyncMockFetcher({ROBOTS: http_response(200, BODY)})
+    cache = RedisCache(server.url, prefix="async:")
+    server.stop()
+
+    async def crawl() -> list[bool]:
+        client = AsyncRobotsClient("MyBot", cache=cache, fetchers={"https": fetcher}, clock=FrozenClock())
+        answers = [await client.allowed(f"https://example.com/private/{i}") for i in range(5)]
+        await client.close()
+        return answers
+
+    assert asyncio.run(crawl()) == [False] * 5
+    assert fetcher.count() == 1
+    cache.close()
+
+
+def test_locked_sqlite_file_client_answers_from_memory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another process holding the SQLite write lock: writes wait `timeout`, then memory; one warning, no exception."""
+    clock = FrozenClock()
+    fetcher = MockFetcher(
+        {ROBOTS: http_response(200, BODY), "https://b.example/robots.txt": http_response(404)}
+    )
+    path = tmp_path / "locked.db"
+    cache = SQLiteCache(path, timeout=0.2, retry_interval=0.5)
+    client = _client(cache, fetcher, clock)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the write lock, held
+    caplog.set_level(logging.WARNING, logger="robotskit.cache")
+    try:
+        started = time.monotonic()
+        for _ in range(5):
+            assert not client.allowed("https://example.com/private/1")
+        assert time.monotonic() - started < 0.2 + 0.5
+        assert fetcher.count(ROBOTS) == 1
+        messages = _warnings(caplog)
+        assert len(messages) == 1 and "unavailable" in messages[0]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    time.sleep(0.6)  # past the retry interval: the file is used again
+    clock.advance(86_400)
+    assert not client.allowed("https://example.com/private/2")
+    assert "answers again" in _warnings(caplog)[-1]
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM robots_entries").fetchone() == (1,)
+    cache.close()

@@ -194,3 +194,18 @@ def test_ready_host_never_answers_for_a_longer_host_name(clock: FrozenClock) -> 
         "https://a.examplex/robots.txt",
         "https://a.example.com/robots.txt",
     ]
+
+
+def test_closed_client_never_answers_from_a_ready_host(clock: FrozenClock) -> None:
+    """After `close()`, `allowed` raises ClientClosed even for a host it answered a moment ago."""
+    import pytest
+
+    from robotskit.errors import ClientClosed
+
+    fetcher = MockFetcher({"https://a.example/robots.txt": http_response(200, BODIES[0])})
+    client = RobotsClient("MyBot", fetchers={"https": fetcher}, clock=clock)
+    assert client.allowed("https://a.example/x")
+    assert client.allowed("https://a.example/y")
+    client.close()
+    with pytest.raises(ClientClosed):
+        client.allowed("https://a.example/x")

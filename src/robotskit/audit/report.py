@@ -12,13 +12,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
+from robotskit.core.agents import Agent
 from robotskit.core.model import Group
-
-if TYPE_CHECKING:
-    from robotskit.document import RobotsTxt
+from robotskit.core.profiles import RFC9309, profile_for_url
+from robotskit.document import RobotsTxt
+from robotskit.lint.context import token_for
 
 SCHEMA = "robotskit.audit/1"
 FULL, PARTIAL, NONE = "full", "partial", "none"
@@ -53,6 +54,7 @@ class CrawlerAudit:
     status: str  # "full" | "partial" | "none"
     groups: tuple[int, ...]  # line of the first user-agent line of each group that applies
     own_group: bool  # a group names this crawler (not only `*`)
+    obeys: str  # the token whose groups apply: the crawler's own, a fallback of its chain, or `*`
     blocked: tuple[str, ...]
     allowed: tuple[str, ...]
     ignored_rules: tuple[IgnoredRule, ...]
@@ -64,6 +66,7 @@ class CrawlerAudit:
             "status": self.status,
             "groups": list(self.groups),
             "own_group": self.own_group,
+            "obeys": self.obeys,
             "blocked": list(self.blocked),
             "allowed": list(self.allowed),
             "ignored_rules": [rule.to_dict() for rule in self.ignored_rules],
@@ -171,9 +174,11 @@ def _near_miss_rules(robots: RobotsTxt, crawler: Crawler, used: set[int]) -> lis
     for group in robots.groups:
         if group.index in used or group.is_global:
             continue
-        for raw in group.raw_agents:
+        for raw, line in zip(group.raw_agents, group.agent_lines, strict=True):
             if _squash(raw) == wanted or _close(raw, crawler.token):
-                reason = f"group 'User-agent: {raw}' looks meant for {crawler.token} but does not match it"
+                reason = (
+                    f"'User-agent: {raw}' (line {line}) looks meant for {crawler.token} but does not match it"
+                )
                 found.extend(
                     IgnoredRule(rule.line, str(rule.kind), rule.raw or rule.pattern, group.line, reason)
                     for rule in group.rules
@@ -192,9 +197,21 @@ def _close(a: str, b: str) -> bool:
     return a != b and len(b) >= 6 and difflib.SequenceMatcher(None, a, b).ratio() >= 0.9
 
 
+def _obeyed(robots: RobotsTxt, crawler: Crawler) -> str:
+    """The token of the crawler's chain whose groups apply: its own, a fallback, or `*`."""
+    for token in crawler.chain:
+        if any(not g.is_global for g in robots.groups_for(token)):
+            return token
+    return "*"
+
+
 def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> CrawlerAudit:
-    groups = tuple(robots.groups_for(crawler.token))
-    own = any(not g.is_global for g in groups)
+    # The crawler's documented fallback chain (Googlebot-Image -> Googlebot) decides which
+    # groups apply when none names it; a crawler without a chain is its plain token.
+    agent = Agent(crawler.token, fallbacks=crawler.fallbacks)
+    groups = tuple(robots.groups_for(agent))
+    obeys = _obeyed(robots, crawler)
+    own = obeys.lower() == crawler.token.lower()
     notes: list[str] = []
     ignored: list[IgnoredRule] = []
     if crawler.control_only:
@@ -215,7 +232,15 @@ def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> Cra
             unused = tuple(g for g in robots.groups if g.is_global and g not in groups)
             reason = f"{crawler.token} has its own group, so the '*' group does not apply to it"
             ignored += _ignored_global_rules(unused, reason)
-        verdicts = [(path, robots.allowed(path, crawler.token)) for path in paths]
+        elif obeys != "*":
+            unused = tuple(g for g in robots.groups if g.is_global and g not in groups)
+            reason = f"{crawler.token} obeys the {obeys} group (its fallback chain), not the '*' group"
+            ignored += _ignored_global_rules(unused, reason)
+            notes.append(
+                f"no group names {crawler.token}: it obeys the {obeys} group, as "
+                f"{crawler.operator or 'its operator'} documents ({crawler.fallbacks_source})"
+            )
+        verdicts = [(path, robots.allowed(path, agent)) for path in paths]
     ignored += _near_miss_rules(robots, crawler, {g.index for g in groups})
     blocked = tuple(path for path, ok in verdicts if not ok)
     allowed = tuple(path for path, ok in verdicts if ok)
@@ -225,6 +250,7 @@ def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> Cra
         status=status,
         groups=tuple(g.line for g in groups),
         own_group=own,
+        obeys=obeys,
         blocked=blocked,
         allowed=allowed,
         ignored_rules=tuple(ignored),
@@ -233,15 +259,19 @@ def _audit_one(robots: RobotsTxt, crawler: Crawler, paths: Sequence[str]) -> Cra
 
 
 def _unknown_agents(robots: RobotsTxt, crawlers: Sequence[Crawler]) -> tuple[UnknownAgent, ...]:
-    known: set[int] = set()
-    for crawler in crawlers:
-        known.update(g.index for g in robots.groups_for(crawler.token) if not g.is_global)
+    """Every user-agent line whose token names no crawler of the table, even in a group that also
+    names known ones (`User-agent: CCBot` + `User-agent: GPT-Bot`: the second matches nobody)."""
+    known = {c.token.lower() for c in crawlers}
     tokens = [c.token for c in crawlers]
+    profile = robots.profile or RFC9309
     unknown = []
     for group in robots.groups:
-        if group.is_global or group.index in known:
+        if not group.agent_lines:
             continue
-        for raw, line in zip(group.raw_agents, group.agent_lines, strict=False):
+        for raw, line in zip(group.raw_agents, group.agent_lines, strict=True):
+            token = token_for(profile, raw)
+            if token == "*" or token in known:
+                continue
             matches = difflib.get_close_matches(raw, tokens, n=1, cutoff=0.75)
             squashed = [t for t in tokens if _squash(t) == _squash(raw)]
             candidates = squashed or matches
@@ -261,6 +291,13 @@ def audit(
     `crawlers` may mix `Crawler` values and plain tokens (looked up in the table, else audited
     as an unknown crawler). `paths` replaces the sample paths (each an absolute path).
     """
+    if not isinstance(robots, RobotsTxt):
+        raise TypeError(
+            f"robots must be a robotskit.RobotsTxt (from robotskit.parse), not {type(robots).__name__}"
+        )
+    if robots.profile is None and robots.robots_url:
+        # Judge the file as the crawlers of its own scheme do (gemini:// -> the gemini profile).
+        robots = RobotsTxt(robots.body, profile_for_url(robots.robots_url).name, robots_url=robots.robots_url)
     table, chosen = _as_crawlers(crawlers)
     sample = tuple(paths) if paths is not None else sample_paths(robots)
     if not sample:

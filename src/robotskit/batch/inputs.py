@@ -220,10 +220,11 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
 def _authority(url: str) -> str:
     try:
         from robotskit import authority_key  # noqa: PLC0415
-    except ImportError:
-        parts = urlsplit(url)
-        return f"{parts.scheme}://{parts.netloc.lower()}"
-    return str(authority_key(url))
+
+        return str(authority_key(url))
+    except (ImportError, ValueError):
+        # Not a host robotskit can key (InvalidURL): the lookup reports it as this row's error.
+        return url
 
 
 def _entry_capture(source: str, number: int, url: str, entry: Any) -> Capture:

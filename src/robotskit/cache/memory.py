@@ -55,5 +55,10 @@ class MemoryCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def authorities(self) -> list[str]:
+        """Every cached authority, sorted (for `robotskit cache info` and `cache clear HOST`)."""
+        with self._lock:
+            return sorted(self._entries)
+
     def __repr__(self) -> str:
         return f"<MemoryCache {len(self)}/{self.maxsize}>"

@@ -14,13 +14,10 @@ explicitly, raise `CacheError` when the server cannot do them.
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from robotskit.cache.base import entry_from_dict, entry_to_dict, log, unreadable
-from robotskit.cache.memory import MemoryCache
+from robotskit.cache.fallback import DEFAULT_RETRY_INTERVAL, Fallback, Unavailable
 from robotskit.errors import CacheError
 from robotskit.policy.flow import DEFAULT_POLICY, RobotsEntry
 
@@ -40,13 +37,6 @@ REDIS_TTL = int(DEFAULT_POLICY.stale_window + 86_400)
 # Redis on a LAN answers in well under a millisecond; a second means it is not answering.
 DEFAULT_CONNECT_TIMEOUT = 1.0
 DEFAULT_SOCKET_TIMEOUT = 1.0
-DEFAULT_RETRY_INTERVAL = 30.0
-
-T = TypeVar("T")
-
-
-class _Unavailable(Exception):
-    """The server was not asked (in its retry interval) or did not answer."""
 
 
 class RedisCache:
@@ -92,49 +82,18 @@ class RedisCache:
         self._client = client
         self._errors: tuple[type[BaseException], ...] = (redis_module.RedisError, OSError)
         self._wrong_type: type[BaseException] = redis_module.ResponseError
-        self._local = MemoryCache(fallback_size)  # entries kept while the server is away
-        self._lock = threading.Lock()
-        self._down_until = 0.0  # monotonic time before which the server is not asked
-        self._down = False
+        name = f"Redis cache {self._shown}"
+        self._fallback = Fallback(name, self._errors, retry_interval=retry_interval, size=fallback_size)
+        self._local = self._fallback.local  # entries kept while the server is away
 
     def _key(self, authority: str) -> str:
         return self.prefix + authority
 
-    def _call(self, call: Callable[[], T], passthrough: tuple[type[BaseException], ...] = ()) -> T:
-        """`call()` against the server, or `_Unavailable` (logged once per outage).
-
-        An error in `passthrough` is the data's fault, not the server's: it propagates as is.
-        """
-        with self._lock:
-            if self._down and time.monotonic() < self._down_until:
-                raise _Unavailable
-        try:
-            result = call()
-        except passthrough:
-            raise
-        except self._errors as exc:
-            with self._lock:
-                self._down_until = time.monotonic() + self.retry_interval
-                first, self._down = not self._down, True
-            if first:
-                log.warning(
-                    "Redis cache %s unavailable (%s): keeping entries in process memory, retrying every %g s",
-                    self._shown,
-                    exc,
-                    self.retry_interval,
-                )
-            raise _Unavailable from exc
-        with self._lock:
-            back, self._down = self._down, False
-        if back:
-            log.warning("Redis cache %s answers again", self._shown)
-        return result
-
     def get(self, authority: str) -> RobotsEntry | None:
         key = self._key(authority)
         try:
-            raw = self._call(lambda: self._client.get(key), (self._wrong_type,))
-        except _Unavailable:
+            raw = self._fallback.call(lambda: self._client.get(key), (self._wrong_type,))
+        except Unavailable:
             return self._local.get(authority)
         except self._wrong_type as exc:  # WRONGTYPE: the key holds a list, a hash ...
             unreadable("redis", authority, exc)
@@ -152,8 +111,8 @@ class RedisCache:
         key = self._key(entry.authority)
         try:
             # SET replaces the value atomically; readers see the old or the new entry.
-            self._call(lambda: self._client.set(key, payload, ex=self.ttl))
-        except _Unavailable:
+            self._fallback.call(lambda: self._client.set(key, payload, ex=self.ttl))
+        except Unavailable:
             self._local.put(entry)
         else:
             self._local.delete(entry.authority)

@@ -3,7 +3,11 @@
 WAL mode lets readers run beside the one writer; each `put` is a single upsert in its own
 transaction, so a process killed at any instant leaves either the old or the new row (SQLite's
 atomic commit). A row that cannot be read back (a column of the wrong type, meta that is not
-a JSON object) is a logged miss: the authority is fetched again and the row replaced.
+a JSON object) is a logged miss: the authority is fetched again and the row replaced. When the
+file cannot be read or written (locked by another process past `timeout`, disk full, removed),
+`get` and `put` log one warning and keep entries in process memory for `retry_interval`
+seconds, as RedisCache does (robotskit.cache.fallback); `delete`, `clear` and `prune`, asked
+for explicitly, raise `CacheError`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from robotskit.cache.base import entry_from_fields, entry_to_dict, unreadable
+from robotskit.cache.fallback import DEFAULT_RETRY_INTERVAL, Fallback, Unavailable
 from robotskit.errors import CacheError
 from robotskit.policy.flow import RobotsEntry
 
@@ -51,7 +56,9 @@ _SELECT = f"SELECT {', '.join(_COLUMNS)}, body, meta FROM robots_entries WHERE a
 class SQLiteCache:
     """Entries in one SQLite file; `timeout` is how long to wait for another process's lock."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, path: str | Path, *, timeout: float = 10.0, retry_interval: float = DEFAULT_RETRY_INTERVAL
+    ) -> None:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,6 +70,9 @@ class SQLiteCache:
         except (OSError, sqlite3.Error) as exc:
             raise CacheError(f"cannot open SQLite cache {self.path}: {exc}", backend="sqlite") from exc
         self._lock = threading.Lock()  # one connection, used by one thread at a time
+        self._fallback = Fallback(
+            f"SQLite cache {self.path}", (sqlite3.Error,), retry_interval=retry_interval
+        )
 
     def _setup(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -83,33 +93,43 @@ class SQLiteCache:
 
     def get(self, authority: str) -> RobotsEntry | None:
         try:
-            with self._lock:
-                row = self._conn.execute(_SELECT, (authority,)).fetchone()
-        except sqlite3.Error as exc:
-            raise CacheError(f"SQLite cache read failed: {exc}", backend="sqlite") from exc
+            row = self._fallback.call(lambda: self._read(authority))
+        except Unavailable:
+            return self._fallback.local.get(authority)
         if row is None:
-            return None
+            return self._fallback.local.get(authority)  # written while the file was unusable
         try:
             return _from_row(authority, row)
         except (CacheError, TypeError, ValueError) as exc:
             unreadable("sqlite", authority, exc)
             return None
 
+    def _read(self, authority: str) -> tuple[object, ...] | None:
+        with self._lock:
+            row: tuple[object, ...] | None = self._conn.execute(_SELECT, (authority,)).fetchone()
+        return row
+
     def put(self, entry: RobotsEntry) -> None:
         data = entry_to_dict(entry)
         meta = {k: v for k, v in data.items() if k not in (*_COLUMNS, "authority", "body")}
         values = (entry.authority, *(data[c] for c in _COLUMNS), entry.body, json.dumps(meta))
         try:
-            with self._lock:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    self._conn.execute(_UPSERT, values)
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
+            self._fallback.call(lambda: self._upsert(values))
+        except Unavailable:
+            self._fallback.local.put(entry)
+        else:
+            self._fallback.local.delete(entry.authority)
+
+    def _upsert(self, values: tuple[object, ...]) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(_UPSERT, values)
                 self._conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise CacheError(f"SQLite cache write failed: {exc}", backend="sqlite") from exc
+            except BaseException:
+                if self._conn.in_transaction:  # a failed COMMIT (disk full) leaves it open
+                    self._conn.execute("ROLLBACK")
+                raise
 
     def _write(self, sql: str, params: tuple[Any, ...] = ()) -> int:
         try:
@@ -119,9 +139,11 @@ class SQLiteCache:
             raise CacheError(f"SQLite cache write failed: {exc}", backend="sqlite") from exc
 
     def delete(self, authority: str) -> None:
+        self._fallback.local.delete(authority)
         self._write("DELETE FROM robots_entries WHERE authority = ?", (authority,))
 
     def clear(self) -> None:
+        self._fallback.local.clear()
         self._write("DELETE FROM robots_entries")
 
     def prune(self, before: float) -> int:
@@ -132,6 +154,17 @@ class SQLiteCache:
         with self._lock:
             (count,) = self._conn.execute("SELECT count(*) FROM robots_entries").fetchone()
         return int(count)
+
+    def authorities(self) -> list[str]:
+        """Every cached authority, sorted (for `robotskit cache info` and `cache clear HOST`)."""
+        try:
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT authority FROM robots_entries ORDER BY authority"
+                ).fetchall()
+        except sqlite3.Error as exc:
+            raise CacheError(f"SQLite cache read failed: {exc}", backend="sqlite") from exc
+        return [str(row[0]) for row in rows]
 
     def close(self) -> None:
         with self._lock:

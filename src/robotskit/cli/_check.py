@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
+from urllib.parse import urlsplit
 
 from rich.text import Text
 
 import robotskit
+from robotskit.audit.diff import agent_label
+from robotskit.cli._origin import Origin, origins_json, print_origins
 from robotskit.cli._output import (
     Output,
     decision_json,
@@ -21,36 +24,74 @@ from robotskit.cli._output import (
 from robotskit.cli._sources import (
     FOUND,
     OK,
+    URL_SCHEMES,
     CliError,
-    agent_of,
+    Loaded,
+    agents_of,
     is_url,
     load,
     make_client,
-    read_local,
     read_url_file,
     split_targets,
 )
-from robotskit.core.model import Decision
-from robotskit.lint.runner import match_end
+from robotskit.core.agents import product_token
+from robotskit.core.model import Decision, Group
+from robotskit.lint.runner import match_end, token_for
 from robotskit.policy.authority import authority_key
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
 
-__all__ = ["cmd_check", "cmd_explain"]
+__all__ = ["check_url", "cmd_check", "cmd_explain"]
 
 
-def _decide_all(
-    args: argparse.Namespace, out: Output, source: str | None, urls: list[str]
-) -> list[tuple[str, Decision]]:
-    agent = agent_of(args)
-    results: list[tuple[str, Decision]] = []
+@dataclass(frozen=True, slots=True)
+class _Result:
+    agent: str
+    url: str
+    decision: Decision
+    origin: Origin
+
+
+def check_url(url: str) -> None:
+    """Refuse a URL argument that can mean more than one thing (exit 2): it must be an absolute
+    URL with a scheme and host, or a path starting with `/`. `checkout` is neither a host nor a path."""
+    if url.startswith("/") or (is_url(url) and urlsplit(url).hostname):
+        return
+    if not url.strip():
+        raise CliError("an empty URL: give an absolute URL or a path starting with /")
+    if "://" in url:
+        raise CliError(f"{url!r}: unsupported or hostless URL (use {', '.join(URL_SCHEMES)} with a host)")
+    token = product_token(url)
+    if token == url and "." not in url:
+        raise CliError(
+            f"{url!r} is neither a URL nor a path: write /{url} for a path, https://{url}/ for a host, "
+            f"or --agent {url} if it is the crawler"
+        )
+    raise CliError(f"{url!r} is neither a URL nor a path: write https://{url} or /{url.lstrip('/')}")
+
+
+def _decide_all(args: argparse.Namespace, out: Output, source: str | None, urls: list[str]) -> list[_Result]:
+    """Every URL for every `--agent` (each judged separately)."""
+    agents = agents_of(args)
+    for url in urls:
+        check_url(url)
     if source is not None and not is_url(source):
-        robots = robotskit.parse(read_local(source), args.profile)
-        return [(url, robots.decide(url, agent)) for url in out.progress(urls, "checking")]
-    with make_client(args, agent) as client:
-        for url in out.progress(urls, "checking"):
-            results.append((url, client.decide(_on_authority(source, url))))
+        loaded = load(source, args)
+        robots = loaded.robots
+        assert robots is not None  # a file or stdin always parses
+        return [
+            _Result(agent_label(agent), url, robots.decide(url, agent), loaded.origin)
+            for agent in agents
+            for url in out.progress(urls, "checking")
+        ]
+    targets = [_on_authority(source, url) for url in urls]
+    results: list[_Result] = []
+    with make_client(args, agents[0]) as client:
+        for agent in agents:
+            for url, target in zip(out.progress(urls, "checking"), targets, strict=True):
+                decision, origin = client.decide(target, agent)
+                results.append(_Result(agent_label(agent), url, decision, origin))
     return results
 
 
@@ -60,8 +101,13 @@ def _on_authority(source: str | None, url: str) -> str:
         if not is_url(url):
             raise CliError(f"{url!r} is not an absolute URL: give ROBOTS, or URLs with a scheme and host")
         return url
-    target = urljoin(source, url) if url.startswith("/") else url
-    # Rules cover only their own scheme, host and port (SPEC.md 6).
+    # urljoin knows only some schemes (not gemini://): a bare path takes ROBOTS' scheme and host.
+    if url.startswith("/"):
+        parts = urlsplit(source)
+        target = f"{parts.scheme}://{parts.netloc}{url}"
+    else:
+        target = url
+    # A robots.txt rules only its own scheme, host and port (RFC 9309 2.3).
     if not is_url(target) or authority_key(target) != authority_key(source):
         raise CliError(f"{url} is not covered by {source}: a robots.txt rules only its own host")
     return target
@@ -69,41 +115,73 @@ def _on_authority(source: str | None, url: str) -> str:
 
 def cmd_check(args: argparse.Namespace, out: Output) -> int:
     source, urls = split_targets(args.targets, args.robots)
+    if args.urls == "-" and source == "-":
+        raise CliError("ROBOTS and --urls cannot both be - (stdin can be read once)")
     if args.urls:
         urls += read_url_file(args.urls)
     if not urls:
         raise CliError("no URL to check: robotskit check [ROBOTS] URL... --agent NAME")
     results = _decide_all(args, out, source, urls)
-    code = OK if all(d.allowed for _, d in results) else FOUND
+    code = OK if all(r.decision.allowed for r in results) else FOUND
+    agents = list(dict.fromkeys(r.agent for r in results))
     if out.json:
-        allowed = sum(d.allowed for _, d in results)
+        allowed = sum(r.decision.allowed for r in results)
         body = {
             "robots": source,
-            "agent": args.agent,
+            **origins_json(r.origin for r in results),
+            "agent": agents[0],
+            "agents": agents,
             "purposes": list(args.purpose or ()),
-            "results": [decision_json(url, d) for url, d in results],
+            "results": [
+                {"agent": r.agent, **decision_json(r.url, r.decision), "source": r.origin.to_json()}
+                for r in results
+            ],
             "summary": {"total": len(results), "allowed": allowed, "disallowed": len(results) - allowed},
         }
         return out.document("check", body, code)
-    for url, decision in results:
-        line = Text.assemble(verdict_text(decision.allowed), "  ", url, "  ")
-        detail = (
-            f"line {decision.rule.line}: {rule_label(decision.rule)}" if decision.rule else decision.reason
-        )
+    several = len(agents) > 1
+    for r in results:
+        line = Text.assemble(verdict_text(r.decision.allowed), "  ", r.url, "  ")
+        if several:
+            line.append(f"[{r.agent}]  ", style="bold")
+        rule = r.decision.rule
+        detail = f"line {rule.line}: {rule_label(rule)}" if rule else r.decision.reason
         line.append(f"({detail})", style="dim")
         out.print(line)
+    print_origins(out, (r.origin for r in results))
     return code
 
 
-def _group_reason(robots: RobotsTxt, line: int, token: str) -> str:
-    group = next((g for g in robots.groups if line in g.agent_lines or g.line == line), None)
-    if group is None:
-        return ""
-    if line == 0 or not group.agent_lines:
+def _groups_of(robots: RobotsTxt, lines: tuple[int, ...]) -> list[tuple[int, Group | None]]:
+    """The distinct groups behind a verdict's user-agent line numbers: (line to name, group).
+
+    A verdict lists every user-agent line of the groups it used; stacked User-agent lines (even
+    with a blank line between them) are one group, named once, by its first line.
+    """
+    found: dict[int, tuple[int, Group | None]] = {}
+    for line in lines:
+        group = next((g for g in robots.groups if line in g.agent_lines or g.line == line), None)
+        key = group.index if group is not None else -1 - line
+        found.setdefault(key, (group.line if group is not None else line, group))
+    return list(found.values())
+
+
+def _group_reason(group: Group | None, token: str, profile: str) -> str:
+    if group is None or not group.agent_lines:
         return "rules before any user-agent (the Gemini profile applies them to every agent)"
-    if token in group.agents:
-        return f"names '{token}'" if token != "*" else "the '*' group"
-    return f"the '*' group: no group names '{token}'"
+    # Which line names the token, read as the matcher reads it (raw_agents align with agent_lines).
+    lines = {
+        token_for(profile, raw): line
+        for line, raw in reversed(list(zip(group.agent_lines, group.raw_agents, strict=True)))
+    }
+    if token != "*" and token.lower() in lines:
+        line = lines[token.lower()]
+        return f"names '{token}'" if line == group.line else f"line {line} names '{token}'"
+    if "*" in lines:
+        why = "" if token == "*" else f": no group names '{token}'"
+        at = "" if lines["*"] == group.line else f" (line {lines['*']})"
+        return f"the '*' group{at}{why}"
+    return f"names '{token}'"
 
 
 def _explain_json(robots: RobotsTxt, decision: Decision) -> list[dict[str, Any]]:
@@ -116,7 +194,8 @@ def _explain_json(robots: RobotsTxt, decision: Decision) -> list[dict[str, Any]]
                 "token": verdict.token,
                 "allowed": verdict.allowed,
                 "groups": [
-                    {"line": g, "why": _group_reason(robots, g, verdict.token)} for g in verdict.groups
+                    {"line": line, "why": _group_reason(group, verdict.token, decision.profile)}
+                    for line, group in _groups_of(robots, verdict.groups)
                 ],
                 "rule": rule_json(deciding),
                 "matched_path": decision.path[:end] if end is not None else None,
@@ -131,9 +210,11 @@ def _render_verdict(out: Output, robots: RobotsTxt, decision: Decision, index: i
     out.print(Text.assemble("token ", (repr(verdict.token), "bold"), ": ", verdict_text(verdict.allowed)))
     if not verdict.groups:
         out.print("  no group applies to it, so nothing is disallowed")
-    for line in verdict.groups:
+    for line, group in _groups_of(robots, verdict.groups):
         out.print(
-            Text.assemble("  group at line ", str(line), ": ", _group_reason(robots, line, verdict.token))
+            Text.assemble(
+                "  group at line ", str(line), ": ", _group_reason(group, verdict.token, decision.profile)
+            )
         )
     deciding = verdict.matched[0] if verdict.matched else verdict.rule
     if deciding is None:
@@ -155,40 +236,63 @@ def _render_verdict(out: Output, robots: RobotsTxt, decision: Decision, index: i
 
 
 def cmd_explain(args: argparse.Namespace, out: Output) -> int:
+    """Explain one URL for each `--agent` (judged separately); exit 1 if any is disallowed."""
     source, urls = split_targets(args.targets, args.robots)
     if len(urls) != 1:
         raise CliError("explain takes one URL: robotskit explain [ROBOTS] URL --agent NAME")
-    url, agent = urls[0], agent_of(args)
-    entry = None
+    url = urls[0]
+    check_url(url)
+    agents = agents_of(args)
     if source is None or is_url(source):
         target = _on_authority(source, url)
-        with make_client(args, agent) as client:
+        with make_client(args, agents[0]) as client:
             loaded = load(source or target, args, client)
-            entry = loaded.entry
-            policy = client.decide(target)
-        robots = loaded.robots
-        # The client's decision carries the fetch outcome; the file, when there is one, explains it.
-        decision = robots.decide(target, agent, explain=True) if robots is not None else policy
+            policies: list[Decision | None] = [client.decide(target, agent)[0] for agent in agents]
     else:
-        robots = robotskit.parse(read_local(source), args.profile)
-        decision = robots.decide(url, agent, explain=True)
-    code = OK if decision.allowed else FOUND
+        target, loaded = url, load(source, args)
+        policies = [None for _ in agents]
+    bodies = [
+        _explain_one(out, loaded, url, target, agent, policy)
+        for agent, policy in zip(agents, policies, strict=True)
+    ]
+    code = OK if all(body["allowed"] for body in bodies) else FOUND
     if out.json:
-        body = {
-            "robots": source,
-            "url": url,
-            "agent": args.agent,
-            **decision_json(url, decision),
-            "fetch": entry_json(entry) if entry else None,
-            "verdicts": _explain_json(robots, decision) if robots else [],
-        }
-        body.pop("url")
-        return out.document("explain", {"url": url, **body}, code)
-    out.print(Text.assemble(verdict_text(decision.allowed), "  ", url))
+        # The first agent's explanation at the top (one agent is the common case); all in "explanations".
+        return out.document("explain", {**bodies[0], "explanations": bodies}, code)
+    print_origins(out, [loaded.origin])
+    return code
+
+
+def _explain_one(
+    out: Output,
+    loaded: Loaded,
+    url: str,
+    target: str,
+    agent: str | robotskit.Agent,
+    policy: Decision | None,
+) -> dict[str, Any]:
+    robots, entry = loaded.robots, loaded.entry
+    # The client's decision carries the fetch outcome; the file, when there is one, explains it.
+    if robots is not None:
+        decision = robots.decide(target, agent, explain=True)
+    else:
+        assert policy is not None  # no file: only a fetch gives none, and then the client decided
+        decision = policy
+    body = {
+        "robots": loaded.source if loaded.entry is None else loaded.entry.robots_url,
+        "source": loaded.origin.to_json(),
+        "agent": agent_label(agent),
+        **decision_json(url, decision),
+        "fetch": entry_json(entry) if entry else None,
+        "verdicts": _explain_json(robots, decision) if robots else [],
+    }
+    if out.json:
+        return body
+    out.print(Text.assemble(verdict_text(decision.allowed), "  ", url, f"  for {agent_label(agent)}"))
     out.print(f"profile {decision.profile}; path {decision.path or '/'}; reason: {decision.reason}")
     if entry is not None:
         out.print(f"robots.txt {entry.robots_url}: {entry.outcome} ({entry.reason})")
     if robots is not None:
         for index in range(len(decision.verdicts)):
             _render_verdict(out, robots, decision, index)
-    return code
+    return body

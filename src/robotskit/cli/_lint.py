@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from robotskit.cli._origin import print_origins
 from robotskit.cli._output import Output, source_line
-from robotskit.cli._sources import FOUND, OK, CliError, load
+from robotskit.cli._sources import FOUND, OK, CliError, load_file
 from robotskit.core.model import Diagnostic, Severity
-from robotskit.lint.runner import check_selectors, lint
+from robotskit.lint.runner import check_selectors, lint, wanted
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -30,28 +31,41 @@ def selectors(text: str | None) -> tuple[str, ...]:
 
 def cmd_lint(args: argparse.Namespace, out: Output) -> int:
     select, ignore = selectors(args.select), selectors(args.ignore)
-    loaded = load(args.robots, args)
-    if loaded.robots is None:
-        raise CliError(f"cannot read {args.robots}: {loaded.entry.reason if loaded.entry else 'no file'}")
+    loaded = load_file(args.robots, args)
+    assert loaded.robots is not None  # load_file raises when a fetch gave no file
     robots = loaded.robots
     # A fetched file is linted with the Content-Type it was served with (RK231), unless overridden.
     served_as = loaded.entry.content_type if loaded.entry is not None else ""
-    diagnostics = lint(
+    everything = lint(
         robots,
         profile=args.profile,
         content_type=args.content_type or served_as or None,
-        select=select,
-        ignore=ignore,
     )
+    # Selectors hide findings; the summary always says how many, so "clean" is never a lie.
+    diagnostics = tuple(d for d in everything if wanted(d.code, select, ignore))
+    hidden = len(everything) - len(diagnostics)
     code = FOUND if any(d.severity is not Severity.INFO for d in diagnostics) else OK
     counts = {str(s): sum(d.severity is s for d in diagnostics) for s in Severity}
     if out.json:
         items = [_diagnostic_json(robots, d) for d in diagnostics]
-        return out.document("lint", {"robots": args.robots, "diagnostics": items, "summary": counts}, code)
+        body = {
+            "robots": args.robots,
+            "source": loaded.origin.to_json(),
+            "diagnostics": items,
+            "summary": counts,
+            "hidden": hidden,
+        }
+        return out.document("lint", body, code)
     for diag in diagnostics:
         _render(out, args.robots, source_line(robots, diag.line), diag)
     summary = ", ".join(f"{n} {name}{'s' if n != 1 else ''}" for name, n in counts.items())
-    out.print(Text(f"{args.robots}: {summary}" if diagnostics else f"{args.robots}: clean", style="bold"))
+    text = f"{args.robots}: {summary}" if diagnostics else f"{args.robots}: clean"
+    if hidden:
+        which = "--select/--ignore" if select and ignore else ("--select" if select else "--ignore")
+        shown = summary if diagnostics else "nothing reported"
+        text = f"{args.robots}: {shown} ({hidden} finding{'s' if hidden != 1 else ''} hidden by {which})"
+    out.print(Text(text, style="bold"))
+    print_origins(out, [loaded.origin])
     return code
 
 

@@ -16,10 +16,18 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import robotskit
+from robotskit.cli._origin import FILE, STDIN, Origin, fetch_entry
+from robotskit.cli._output import warn
+from robotskit.core.agents import GEMINI_PURPOSES, MERGE, product_token
+from robotskit.core.crawlers import load_crawlers
+from robotskit.core.profiles import profile_for_url
+from robotskit.errors import FetchError
+from robotskit.fetch.gemini import TofuStore
+from robotskit.policy.authority import authority_key, robots_txt_url
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
-    from robotskit.client.clients import RobotsClient
+    from robotskit.core.model import Decision
     from robotskit.policy.flow import RobotsEntry
 
 __all__ = [
@@ -27,17 +35,24 @@ __all__ = [
     "FOUND",
     "OK",
     "URL_SCHEMES",
+    "CliClient",
     "CliError",
     "Loaded",
     "agent_of",
+    "agent_value",
+    "agents_of",
+    "cache_spec",
     "default_cache_path",
     "is_url",
     "load",
     "load_file",
     "make_client",
+    "pins_path",
+    "profile_of",
     "read_local",
     "read_url_file",
     "split_targets",
+    "warn",
 ]
 
 OK, FOUND, ERROR = 0, 1, 2  # Google's robots_main convention
@@ -63,7 +78,8 @@ def default_cache_path() -> Path:
     return root / "robotskit" / "robots.db"
 
 
-def _cache_spec(args: argparse.Namespace) -> str:
+def cache_spec(args: argparse.Namespace) -> str:
+    """The cache URL: memory:// with --no-cache, a cache URL as given, else a SQLite file."""
     if args.no_cache:
         return "memory://"
     if args.cache and "://" in args.cache:
@@ -78,7 +94,7 @@ def is_url(text: str) -> bool:
 
 
 def is_robots_url(text: str) -> bool:
-    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (SPEC.md 6)."""
+    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (RFC 9309 2.3)."""
     return is_url(text) and urlsplit(text).path == "/robots.txt"
 
 
@@ -99,60 +115,206 @@ def split_targets(targets: Sequence[str], robots: str | None) -> tuple[str | Non
 
 def read_local(source: str) -> bytes:
     if source == "-":
-        stream = sys.stdin
-        buffer = getattr(stream, "buffer", None)
-        return buffer.read() if buffer is not None else stream.read().encode("utf-8")
+        return sys.stdin.buffer.read()
     try:
         return Path(source).read_bytes()
+    except FileNotFoundError as exc:
+        # `check example.com /x`: a host name is not a file; say what to write instead.
+        if "/" not in source and "." in source.strip("."):
+            raise CliError(
+                f"cannot read {source}: no such file (for a site, give https://{source}/robots.txt)"
+            ) from exc
+        raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
 
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A ROBOTS argument, read: the parsed file (None if the fetch gave no file) and where it came from."""
+    """A ROBOTS argument, read: the parsed file (None if the fetch gave no file), the fetch entry
+    when it was a URL, and where it came from (`origin`: file, stdin, fetched, cached or stale)."""
 
     source: str
     robots: RobotsTxt | None
+    origin: Origin
     entry: RobotsEntry | None = None
 
 
-def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> RobotsClient:
-    from robotskit.client.clients import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+class _RecordingTofu(TofuStore):
+    """The CLI's pins: a TofuStore that also remembers a changed certificate, to report it as such."""
 
-    return RobotsClient(
-        agent if agent is not None else agent_of(args),
-        user_agent=getattr(args, "user_agent", None),
-        cache=_cache_spec(args),
-        profile=getattr(args, "profile", None),
-        timeout=args.timeout,
-    )
+    def __init__(self, path: Path | None) -> None:
+        super().__init__(path)
+        self.changed: dict[str, tuple[str, str]] = {}  # host:port -> (pinned, presented)
 
-
-def load(source: str, args: argparse.Namespace, client: RobotsClient | None = None) -> Loaded:
-    """Read ROBOTS: a file or stdin is parsed; a robots.txt URL is fetched through the client."""
-    profile = getattr(args, "profile", None)
-    if is_url(source):
-        own = client is None
-        active = client or make_client(args, "robotskit")
+    def check(
+        self, host: str, port: int, sha256: str, *, expires: float | None = None, url: str = ""
+    ) -> None:
+        pinned = self.get(host, port)
         try:
-            entry = active.lookup(source)
-        finally:
-            if own:
-                active.close()
-        return Loaded(source, entry.parsed(profile), entry)
+            super().check(host, port, sha256, expires=expires, url=url)
+        except FetchError:
+            if pinned is not None:
+                self.changed[self.key(host, port)] = (pinned.sha256, sha256.lower())
+            raise
+
+
+def pins_path(args: argparse.Namespace) -> Path | None:
+    """Where Gemini certificate pins persist: beside the SQLite cache (None with --no-cache)."""
+    if getattr(args, "no_cache", False):
+        return None
+    cache = getattr(args, "cache", None)
+    base = Path(cache) if cache and "://" not in cache else default_cache_path()
+    return base.parent / "gemini-pins.json"
+
+
+class CliClient:
+    """The client a command fetches with, and the Gemini pins it trusts on first use (persisted)."""
+
+    def __init__(self, args: argparse.Namespace, agent: str | robotskit.Agent) -> None:
+        from robotskit.client.clients import RobotsClient  # noqa: PLC0415 - only commands that fetch need it
+        from robotskit.fetch.gemini import GeminiFetcher  # noqa: PLC0415
+
+        path = pins_path(args)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.tofu = _RecordingTofu(path)
+        self.refresh = bool(getattr(args, "refresh", False))
+        self.client = RobotsClient(
+            agent,
+            user_agent=getattr(args, "user_agent", None),
+            cache=cache_spec(args),
+            profile=getattr(args, "profile", None),
+            timeout=args.timeout,
+            fetchers={"gemini": GeminiFetcher(self.tofu)},
+        )
+        # authority -> where its answer came from (the first lookup's origin: a later one in
+        # the same command is answered from the cache but is just as fresh)
+        self.origins: dict[str, Origin] = {}
+
+    def lookup(self, url: str) -> tuple[RobotsEntry, Origin]:
+        """`url`'s robots.txt entry and its origin; --refresh refetches once per authority."""
+        key = authority_key(url)
+        entry, origin = fetch_entry(self.client, url, refresh=self.refresh and key not in self.origins)
+        return entry, self.origins.setdefault(key, origin)
+
+    def decide(self, url: str, agent: str | robotskit.Agent) -> tuple[Decision, Origin]:
+        _, origin = self.lookup(url)
+        return self.client.decide(url, agent), origin
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> CliClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_client(args: argparse.Namespace, agent: str | robotskit.Agent | None = None) -> CliClient:
+    if agent is None:
+        agents = agents_of(args, required=False)
+        agent = agents[0] if agents else "robotskit"
+    return CliClient(args, agent)
+
+
+def load(source: str, args: argparse.Namespace, client: CliClient | None = None) -> Loaded:
+    """Read ROBOTS: a file or stdin is parsed; a robots.txt URL is fetched through the client.
+
+    The profile is `--profile`, else the one the URL's scheme implies (gemini for gemini://), so
+    lint and audit judge a Gemini file as Gemini crawlers read it.
+    """
+    profile = profile_of(args, source)
+    if is_url(source):
+        if client is not None:
+            entry, origin = client.lookup(source)
+        else:
+            with make_client(args, "robotskit") as own:
+                entry, origin = own.lookup(source)
+        return Loaded(source, entry.parsed(profile), origin, entry)
     if "://" in source:
         raise CliError(f"unsupported URL scheme in {source!r}: use one of {', '.join(URL_SCHEMES)}")
-    return Loaded(source, robotskit.parse(read_local(source), profile))
+    origin = Origin(STDIN, "-") if source == "-" else Origin(FILE, source)
+    return Loaded(source, robotskit.parse(read_local(source), profile), origin)
+
+
+def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
+    """The one place an `--agent` string becomes the agent judged (with --purpose/--alias/--combine).
+
+    An empty value is refused; a full user-agent string is reduced to its product token (RFC
+    9309 2.2.1) with a warning saying so, since only that token is matched against the file.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise CliError("--agent is empty: give the crawler's product token, e.g. --agent MyBot")
+    if "://" in stripped or stripped.startswith("/"):
+        raise CliError(
+            f"--agent {text!r} looks like a URL or a path, not a crawler's product token "
+            "(were --agent and a URL swapped?)"
+        )
+    token = product_token(stripped)
+    if not token:
+        raise CliError(f"--agent {text!r} has no product token (letters, digits, '-' or '_')")
+    if token != stripped:
+        warn(
+            f"--agent {text!r} is a user-agent string, not a product token: judged as {token!r} "
+            "(RFC 9309 2.2.1 matches the product token only)"
+        )
+    purposes = tuple(getattr(args, "purpose", None) or ())
+    aliases = tuple(getattr(args, "alias", None) or ())
+    for alias in aliases:
+        if not product_token(alias) or product_token(alias) != alias.strip():
+            raise CliError(f"--alias {alias!r} is not a product token (letters, digits, '-' or '_')")
+    fallbacks = _table_fallbacks(token)
+    if not purposes and not aliases and not fallbacks:
+        return token
+    combine = getattr(args, "combine", None) or MERGE
+    return robotskit.Agent(token, purposes=purposes, aliases=aliases, combine=combine, fallbacks=fallbacks)
+
+
+def _table_fallbacks(token: str) -> tuple[str, ...]:
+    """A known crawler's documented fallback chain (bundled table), said on stderr when it has one."""
+    crawler = load_crawlers().get(token)
+    if crawler is None or not crawler.fallbacks:
+        return ()
+    chain = ", then ".join(crawler.chain)
+    sys.stderr.write(
+        f"robotskit: note: --agent {token} is a known crawler (bundled crawler table): it obeys {chain}, "
+        f"the first that a group names, else '*' ({crawler.operator}: {crawler.fallbacks_source})\n"
+    )
+    return crawler.fallbacks
+
+
+def agents_of(args: argparse.Namespace, *, required: bool = True) -> list[str | robotskit.Agent]:
+    """Every `--agent` (repeatable: each is judged separately), in the order given, duplicates dropped."""
+    given: list[str] = list(getattr(args, "agent", None) or ())
+    for purpose in getattr(args, "purpose", None) or ():
+        if purpose.lower() not in GEMINI_PURPOSES:
+            raise CliError(f"unknown --purpose {purpose!r}: purposes are {', '.join(GEMINI_PURPOSES)}")
+    if not given:
+        if required:
+            raise CliError("give the crawler's product token with --agent NAME")
+        if getattr(args, "purpose", None) or getattr(args, "alias", None):
+            raise CliError("--purpose and --alias describe an --agent: give --agent NAME too")
+        return []
+    agents: dict[str | robotskit.Agent, None] = {}
+    for text in given:
+        agents.setdefault(agent_value(text, args), None)
+    return list(agents)
+
+
+def profile_of(args: argparse.Namespace, source: str | None) -> str | None:
+    """`--profile`, else the profile a ROBOTS URL's scheme implies (None for a file: chosen per URL)."""
+    chosen: str | None = getattr(args, "profile", None)
+    if chosen is None and source is not None and is_url(source):
+        chosen = profile_for_url(source).name
+    return chosen
 
 
 def agent_of(args: argparse.Namespace) -> str | robotskit.Agent:
-    purposes = tuple(getattr(args, "purpose", None) or ())
-    aliases = tuple(getattr(args, "alias", None) or ())
-    token = getattr(args, "agent", None) or "robotskit"
-    if not purposes and not aliases:
-        return str(token)
-    return robotskit.Agent(token, purposes=purposes, aliases=aliases, combine=args.combine)
+    """The first `--agent` (commands that judge one agent at a time loop over `agents_of`)."""
+    return agents_of(args)[0]
 
 
 def read_url_file(path: str) -> list[str]:
@@ -160,9 +322,16 @@ def read_url_file(path: str) -> list[str]:
     return [s for s in (line.strip() for line in text.splitlines()) if s and not s.startswith("#")]
 
 
-def load_file(source: str, args: argparse.Namespace) -> RobotsTxt:
-    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2)."""
+def load_file(source: str, args: argparse.Namespace) -> Loaded:
+    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2).
+
+    A URL that is not a robots.txt (`lint https://example.com/shop`) stands for the robots.txt
+    of its authority; a warning says which file that is.
+    """
+    if is_url(source) and not is_robots_url(source):
+        warn(f"{source} is not a robots.txt URL: using {robots_txt_url(source)}, which governs it")
     loaded = load(source, args)
     if loaded.robots is None:
-        raise CliError(f"cannot read {source}: {loaded.entry.reason if loaded.entry else 'no file'}")
-    return loaded.robots
+        reason = loaded.entry.reason if loaded.entry else "no file"
+        raise CliError(f"cannot read {source}: {reason} ({loaded.origin.describe()})")
+    return loaded

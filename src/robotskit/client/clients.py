@@ -22,7 +22,6 @@ from robotskit.client.core import ClientBase, wrap_foreign_error, wrap_os_error
 from robotskit.core.agents import Agent
 from robotskit.core.model import Decision
 from robotskit.errors import RobotskitError
-from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import RobotsEntry, arun_flow, run_flow
 from robotskit.policy.messages import AsyncFetcher, Fetcher, FetchRequest, FetchResponse
 
@@ -55,15 +54,23 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
     `public_only=True`: the default adapters refuse to connect to loopback, private,
     link-local, multicast and reserved addresses (checked on the resolved address, on every
     redirect hop); such a host is "unreachable" with the reason "address not public".
+    `probe_5xx` (off by default): on an HTTP 5xx for robots.txt, request `/` and a page that
+    cannot exist; when `/` answers 2xx and that page 5xx, the site answers 5xx for missing pages
+    and the 5xx is read as a 4xx (everything allowed, the reason says so). The probes count
+    against `timeout` and are cached with the entry.
     """
 
     _is_async = False
 
-    def lookup(self, url: str) -> RobotsEntry:
-        """The entry for `url`'s authority: from the cache while fresh, else fetched once."""
-        key = authority_key(url)
+    def lookup(self, url: str, *, refresh: bool = False) -> RobotsEntry:
+        """The entry for `url`'s authority: from the cache while fresh, else fetched once.
+
+        `refresh=True` fetches again even while the cached copy is fresh (that copy still
+        stands in, as a stale copy, if the site cannot be reached).
+        """
+        key = self._core.key_of(url)
         cached = self._core.cache.get(key)
-        if self._core.fresh(cached):
+        if not refresh and self._core.fresh(cached):
             assert cached is not None
             return cached
         with self._mutex:
@@ -74,7 +81,7 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
         if not leader:
             return flight.wait()
         try:
-            flight.entry = self._refresh(key)
+            flight.entry = self._refresh(key, refresh)
         except BaseException as exc:
             flight.error = exc
             raise
@@ -84,9 +91,9 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
             flight.event.set()
         return flight.entry
 
-    def _refresh(self, key: str) -> RobotsEntry:
+    def _refresh(self, key: str, refresh: bool) -> RobotsEntry:
         previous = self._core.cache.get(key)
-        if self._core.fresh(previous):  # another caller refreshed it while we queued
+        if not refresh and self._core.fresh(previous):  # another caller refreshed it while we queued
             assert previous is not None
             return previous
         entry = run_flow(self._core.flow(key, previous), self._fetch)
@@ -141,7 +148,12 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
         return self._core.sitemaps(self.lookup(url))
 
     def close(self) -> None:
-        """Close the adapters and the cache this client created (not ones passed in)."""
+        """Close the adapters and the cache this client created (not ones passed in); idempotent.
+
+        A closed client raises `ClientClosed` when used again.
+        """
+        self._core.closed = True
+        self._forget_ready()  # `allowed` must not answer from a closed client's hosts
         for adapter in self._core.created.values():
             close = getattr(adapter, "close", None)
             if callable(close):
@@ -179,16 +191,19 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         else:
             await asyncio.to_thread(self._core.cache.put, entry)
 
-    async def lookup(self, url: str) -> RobotsEntry:
-        """The entry for `url`'s authority: from the cache while fresh, else fetched once."""
-        key = authority_key(url)
+    async def lookup(self, url: str, *, refresh: bool = False) -> RobotsEntry:
+        """The entry for `url`'s authority: from the cache while fresh, else fetched once.
+
+        `refresh=True` fetches again even while the cached copy is fresh (see `RobotsClient.lookup`).
+        """
+        key = self._core.key_of(url)
         cached = await self._cache_get(key)
-        if self._core.fresh(cached):
+        if not refresh and self._core.fresh(cached):
             assert cached is not None
             return cached
         flight = self._flights.get(key)
         if flight is None:
-            flight = asyncio.ensure_future(self._refresh(key))
+            flight = asyncio.ensure_future(self._refresh(key, refresh))
             self._flights[key] = flight
             flight.add_done_callback(lambda done: self._land(key, done))
         # shield: one caller giving up (cancelled) must not cancel the fetch the others await
@@ -200,9 +215,9 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         if not done.cancelled():
             done.exception()  # mark retrieved: followers re-raise it; no "never retrieved" noise
 
-    async def _refresh(self, key: str) -> RobotsEntry:
+    async def _refresh(self, key: str, refresh: bool) -> RobotsEntry:
         previous = await self._cache_get(key)
-        if self._core.fresh(previous):
+        if not refresh and self._core.fresh(previous):
             assert previous is not None
             return previous
         entry = await arun_flow(self._core.flow(key, previous), self._fetch)
@@ -257,7 +272,12 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         return self._core.sitemaps(await self.lookup(url))
 
     async def close(self) -> None:
-        """Close the adapters and the cache this client created (not ones passed in)."""
+        """Close the adapters and the cache this client created (not ones passed in); idempotent.
+
+        A closed client raises `ClientClosed` when used again.
+        """
+        self._core.closed = True
+        self._forget_ready()  # `allowed` must not answer from a closed client's hosts
         for adapter in self._core.created.values():
             closer = getattr(adapter, "aclose", None) or getattr(adapter, "close", None)
             if callable(closer):

@@ -24,7 +24,8 @@ from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
 from robotskit.document import RobotsTxt, parse
-from robotskit.errors import FetchError, InvalidArgument
+from robotskit.errors import ClientClosed, FetchError, InvalidArgument
+from robotskit.policy.authority import authority_key
 from robotskit.policy.classify import Outcome
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
@@ -100,8 +101,17 @@ class ClientCore(Generic[F]):
         policy: PolicyConfig,
         is_async: bool,
         public_only: bool = False,
+        probe_5xx: bool = False,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
+        for name, value, kinds in (
+            ("user_agent", user_agent, (str, type(None))),
+            ("profile", profile, (str, type(None))),
+            ("timeout", timeout, (int, float)),
+            ("max_bytes", max_bytes, (int,)),
+        ):
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                raise TypeError(f"{name} has the wrong type: {type(value).__name__}")
         if profile is not None:
             get_profile(profile)  # raises UnknownProfile early, not at the first decision
         if max_bytes < DEFAULT_MAX_BYTES:
@@ -115,6 +125,7 @@ class ClientCore(Generic[F]):
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.policy = policy
+        self.probe_5xx = probe_5xx
         self.clock: Callable[[], float] = clock or time.time
         self.cache = open_cache(cache)
         self.owns_cache = cache is None or isinstance(cache, str)
@@ -124,6 +135,15 @@ class ClientCore(Generic[F]):
         # Default adapters only: adapters passed in `fetchers` apply their own address policy.
         self.public_only = public_only
         self.lock = threading.Lock()
+        self.closed = False
+
+    def key_of(self, url: str) -> str:
+        """The cache key (authority) of `url`, after checking the client is open and `url` a string."""
+        if self.closed:
+            raise ClientClosed("this robots.txt client is closed: create a new one")
+        if not isinstance(url, str):
+            raise TypeError(f"url must be a str, not {type(url).__name__}")
+        return authority_key(url)
 
     def fetcher(self, url: str) -> F:
         scheme = urlsplit(url).scheme.lower()
@@ -152,6 +172,7 @@ class ClientCore(Generic[F]):
             timeout=self.timeout,
             max_bytes=self.max_bytes,
             config=self.policy,
+            probe_5xx=self.probe_5xx,
         )
 
     def fresh(self, entry: RobotsEntry | None) -> bool:
@@ -161,11 +182,12 @@ class ClientCore(Generic[F]):
         return decide(entry, url, self.agent if agent is None else agent, self.profile)
 
     def crawl_delay(self, entry: RobotsEntry, agent: str | Agent | None) -> float | None:
-        robots = entry.parsed(self.profile)
-        return None if robots is None else robots.crawl_delay(self.agent if agent is None else agent)
+        chosen = self.agent if agent is None else agent
+        robots = entry.answers(self.profile, chosen)  # what is kept per authority: docs/client.md
+        return None if robots is None else robots.crawl_delay(chosen)
 
     def sitemaps(self, entry: RobotsEntry) -> tuple[str, ...]:
-        robots = entry.parsed(self.profile)
+        robots = entry.answers(self.profile, self.agent)
         return () if robots is None else robots.sitemaps
 
 
@@ -209,6 +231,7 @@ class ClientBase(Generic[F, W]):
         clock: Callable[[], float] | None = None,
         policy: PolicyConfig = DEFAULT_POLICY,
         public_only: bool = False,
+        probe_5xx: bool = False,
     ) -> None:
         self._core: ClientCore[F] = ClientCore(
             agent,
@@ -222,6 +245,7 @@ class ClientBase(Generic[F, W]):
             policy=policy,
             is_async=self._is_async,
             public_only=public_only,
+            probe_5xx=probe_5xx,
         )
         # Single-flight (SPEC.md 6): authority -> the fetch in progress; `_mutex` guards it
         # across threads (an event loop's tasks need no lock).
@@ -275,6 +299,10 @@ class ClientBase(Generic[F, W]):
         # equal to decide(...).allowed: with a parsed file, `decide` answers from it (fresh or stale)
         return robots.allowed(url, self._core.agent if agent is None else agent)
 
+    def _forget_ready(self) -> None:
+        self._last_ready = _NOT_READY
+        self._ready.clear()
+
     def _answering(self, entry: RobotsEntry) -> RobotsTxt | None:
         """The parsed file whose `allowed` equals `decide(entry, ...).allowed`, if there is one
         (none for an unreachable host: its answer depends on the path in another way)."""
@@ -306,6 +334,11 @@ class ClientBase(Generic[F, W]):
     def user_agent(self) -> str:
         """The User-Agent sent with every robots.txt fetch."""
         return self._core.user_agent
+
+    @property
+    def profile(self) -> str | None:
+        """The profile decisions are made under (None: chosen per URL, gemini for gemini://)."""
+        return self._core.profile
 
     @property
     def cache(self) -> Cache:

@@ -16,6 +16,7 @@ everything) with a timeout, a size limit and a real User-Agent.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 import urllib.parse
 from collections.abc import Iterable
@@ -25,13 +26,36 @@ from urllib.robotparser import RequestRate
 
 import robotskit
 from robotskit.client.clients import RobotsClient
+from robotskit.contrib._protego_api import VisitTime, visit_time_of
 from robotskit.policy.flow import Outcome
 
 if TYPE_CHECKING:
+    from robotskit.core.model import Group
     from robotskit.document import RobotsTxt
     from robotskit.policy.flow import RobotsEntry
 
-__all__ = ["RequestRate", "RobotFileParser"]
+__all__ = ["RequestRate", "RobotFileParser", "TimedRequestRate", "VisitTime"]
+
+
+class TimedRequestRate(RequestRate):
+    """urllib's `RequestRate(requests, seconds)` plus Protego's `start_time` / `end_time` window.
+
+    Still a two-field tuple (it compares equal to `RequestRate(n, s)` and unpacks as two), so
+    code written for the standard library is unaffected; the window is extra attributes.
+    """
+
+    start_time: dt.time | None
+    end_time: dt.time | None
+
+    @classmethod
+    def of(
+        cls, requests: int | float, seconds: int | float, start: dt.time | None, end: dt.time | None
+    ) -> TimedRequestRate:
+        # _make: urllib's stub says int, but fractional seconds (`1/0.5s`) are kept as floats.
+        rate = cls._make((requests, seconds))
+        rate.start_time = start
+        rate.end_time = end
+        return rate
 
 
 def _default_user_agent() -> str:
@@ -164,15 +188,26 @@ class RobotFileParser:
         delay = self.robots.crawl_delay(useragent)
         return None if delay is None else _number(delay)
 
-    def request_rate(self, useragent: str) -> RequestRate | None:
-        """The Request-rate for `useragent` as urllib's `RequestRate(requests, seconds)`, or None."""
+    def request_rate(self, useragent: str) -> TimedRequestRate | None:
+        """The Request-rate for `useragent` as urllib's `RequestRate(requests, seconds)`, or None.
+
+        The value is still urllib's two-field named tuple (equal to `RequestRate(n, s)`); its
+        `start_time` and `end_time` attributes carry the optional window (`1/5s 0600-0845`), as
+        Protego's `RequestRate` does (None without one).
+        """
         if not self.mtime() or self.robots is None:
             return None
         rate = self.robots.request_rate(useragent)
         if rate is None:
             return None
-        # _make: urllib's stub says int, but fractional seconds (`1/0.5s`) are kept as floats.
-        return RequestRate._make((_number(rate.requests), _number(rate.seconds)))
+        requests, seconds = _number(rate.requests), _number(rate.seconds)
+        return TimedRequestRate.of(requests, seconds, rate.start_time, rate.end_time)
+
+    def visit_time(self, useragent: str) -> VisitTime | None:
+        """The Visit-time window for `useragent` as Protego's `VisitTime(start_time, end_time)`, or None."""
+        if not self.mtime() or self.robots is None:
+            return None
+        return visit_time_of(self.robots.visit_time(useragent))
 
     def site_maps(self) -> list[str] | None:
         """The Sitemap URLs (file order, de-duplicated), or None when there are none."""
@@ -199,13 +234,13 @@ class RobotFileParser:
             return client.lookup(self.url)
 
 
-def _stdlib_order(robots: RobotsTxt) -> list[Any]:
+def _stdlib_order(robots: RobotsTxt) -> list[Group]:
     """Groups as the standard library prints them: specific groups first, `*` groups last."""
     groups = list(robots.groups)
     return [g for g in groups if not g.is_global] + [g for g in groups if g.is_global]
 
 
-def _render_group(robots: RobotsTxt, group: Any) -> str:
+def _render_group(robots: RobotsTxt, group: Group) -> str:
     lines = [f"User-agent: {agent}" for agent in group.raw_agents]
     for record in robots.records:
         if record.group == group.index and record.key in ("crawl-delay", "request-rate"):

@@ -14,6 +14,10 @@ reduces it to its product token (RFC 9309 2.2.1: `MyBot/1.0 (+https://x)` -> `My
 
 Extra settings read here: `ROBOTSKIT_PROFILE` ("rfc9309" default, "google", "gemini").
 
+`RobotsTxtMiddleware` (robotskit.contrib.scrapy_middleware, re-exported here) replaces
+Scrapy's own middleware: every request waiting for a robots.txt is judged, and a shared
+robotskit cache (`ROBOTSKIT_CACHE`) lets a fleet of spiders fetch each robots.txt once.
+
 `CrawlDelayExtension` (opt-in, see docs/scrapy.md) applies a site's `Crawl-delay` to Scrapy's
 download slot for that host when the robots.txt is parsed (Scrapy's own middleware reports
 it through the `robots_parsed` signal but does not act on it).
@@ -32,6 +36,8 @@ from scrapy.robotstxt import RobotParser as _ScrapyRobotParser
 from scrapy.utils.python import to_unicode
 
 import robotskit
+from robotskit.contrib._protego_api import RequestRate, VisitTime, request_rate_of, visit_time_of
+from robotskit.contrib.scrapy_middleware import RobotsTxtMiddleware
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -39,7 +45,7 @@ if TYPE_CHECKING:
 
     from robotskit.document import RobotsTxt
 
-__all__ = ["CrawlDelayExtension", "RobotParser"]
+__all__ = ["CrawlDelayExtension", "RequestRate", "RobotParser", "RobotsTxtMiddleware", "VisitTime"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +86,14 @@ class RobotParser(_ScrapyRobotParser):
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         """The `Crawl-delay` (seconds) of the groups that apply to `user_agent`, or None."""
         return self.robots.crawl_delay(to_unicode(user_agent))
+
+    def request_rate(self, user_agent: str | bytes) -> RequestRate | None:
+        """As Protego's: `RequestRate(requests, seconds, start_time, end_time)`, or None."""
+        return request_rate_of(self.robots.request_rate(to_unicode(user_agent)))
+
+    def visit_time(self, user_agent: str | bytes) -> VisitTime | None:
+        """As Protego's: `VisitTime(start_time, end_time)` of the `Visit-time` record, or None."""
+        return visit_time_of(self.robots.visit_time(to_unicode(user_agent)))
 
 
 class CrawlDelayExtension:

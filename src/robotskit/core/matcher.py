@@ -101,6 +101,7 @@ class Plan:
 
     judgements: tuple[Judgement, ...]
     rule_sets: tuple[RuleSet, ...]  # the judgements' rule sets, for the fast path
+    chain: str = ""  # how an agent's fallback chain was followed ("" for agents without one)
 
 
 class View:
@@ -180,7 +181,9 @@ class View:
             for raw in self._parsed.groups:
                 for line, value in raw.agents:
                     token = group_token(self._profile, value)
-                    if not token or (token != "*" and token != value.lower()):
+                    # compare like with like: a Unicode-token profile reads the value decoded
+                    written = to_text(value) if self._profile.unicode_tokens else value
+                    if not token or (token != "*" and token != written.lower()):
                         _report_agent_value(self._profile, line, value, token, found)
             self._diagnostics = tuple(found)
         return self._diagnostics
@@ -287,8 +290,29 @@ class View:
 
         return RuleSet.deferred("\n".join(cast(list[str], texts)), build, rule_at)
 
+    def _follow_chain(self, profile: Profile, agent: Agent, names: list[str]) -> tuple[list[str], str]:
+        """The tokens to judge for an agent with a fallback chain, and a note saying which decided.
+
+        Google's user-agent precedence: a crawler that no group names obeys the group of the
+        crawler it belongs to (Googlebot-Image obeys `googlebot`, not `*`): the first token of
+        the chain that a group names decides. No fallbacks, or a group names the agent itself:
+        the names as they are, no note.
+        """
+        if not agent.fallbacks or any(name in self.index for name in names):
+            return names, ""
+        own = "+".join(names) or "*"
+        tried = []
+        for fallback in agent.fallbacks:
+            token = self._caller_token(profile, fallback)
+            if token in self.index:
+                return [token], f"no group names {own}; {token} decides, next in its fallback chain"
+            tried.append(token)
+        star = "; the * groups apply" if self.global_groups else ""
+        return names, f"no group names {own} nor its fallbacks {', '.join(tried)}{star}"
+
     def _make_plan(self, profile: Profile, agent: Agent) -> Plan:
         names = [self._caller_token(profile, name) for name in agent.names]
+        names, chain = self._follow_chain(profile, agent, names)
         judgements: list[Judgement] = []
         if profile.judge_every_token:
             # SPEC 4 (Gemini): `*`, every purpose and the bot's own token(s), each judged alone.
@@ -307,7 +331,7 @@ class View:
         else:
             judgements.append(self._judgement("+".join(names) or "*", self._groups_for(names or ["*"])))
         rule_sets = tuple(j.rules for j in judgements if j.rules is not None and not j.rules.empty)
-        return Plan(tuple(judgements), rule_sets)
+        return Plan(tuple(judgements), rule_sets, chain)
 
 
 # A group's rule values joined by "\n", and its patterns (the values normalised) joined the
@@ -419,10 +443,18 @@ def decide(
         verdicts.append(
             TokenVerdict(judgement.label, rule is None or rule.allow, rule, judgement.group_lines, matched)
         )
+    chain = f" ({plan.chain})" if plan.chain else ""
     denied = next((v for v in verdicts if not v.allowed), None)
     if denied is not None:
         return Decision(
-            False, denied.rule, REASON_DISALLOW, profile.name, path, tokens, group_lines, tuple(verdicts)
+            False,
+            denied.rule,
+            REASON_DISALLOW + chain,
+            profile.name,
+            path,
+            tokens,
+            group_lines,
+            tuple(verdicts),
         )
     deciding = next((v.rule for v in verdicts if v.rule is not None), None)
     if deciding is not None:
@@ -431,4 +463,4 @@ def decide(
         reason = REASON_NO_GROUP
     else:
         reason = REASON_NO_RULE
-    return Decision(True, deciding, reason, profile.name, path, tokens, group_lines, tuple(verdicts))
+    return Decision(True, deciding, reason + chain, profile.name, path, tokens, group_lines, tuple(verdicts))

@@ -16,9 +16,12 @@ from robotskit.core.checker import Check, Matcher, make_checker
 from robotskit.core.extensions import (
     CRAWL_DELAY_KEYS,
     REQUEST_RATE_KEYS,
+    VISIT_TIME_KEYS,
     RequestRate,
+    VisitTime,
     parse_crawl_delay,
     parse_request_rate,
+    parse_visit_time,
 )
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
 from robotskit.core.matcher import View, decide
@@ -150,32 +153,36 @@ class ParsedRobots:
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
-        # The same caller asking again is the common case: `_last` holds its compiled check's
-        # URL regex and verdicts (see _checker), so most checks are this one regex match.
-        last = self._last  # one tuple, read atomically: safe under threads
-        if agent is last[0]:
-            hit = last[1](url)
-            if hit is not None:
-                # never None: every alternative of the regex ends in a marker group
-                return last[2][hit.lastindex]  # type: ignore[index]
-            if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
-                same = last[3]
-                answer = same.after_miss(url)
-                if same.url_match is not last[1]:  # compiled by this very call
-                    self._last = _last_check(agent, same)
-                return answer
-        profile = self._profile
-        if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
-            profile = profile_for_url(url) if url[:1] in "gG" else _RFC
-        check = self._checkers.get((profile.name, agent))
-        if check is None:
-            check = self._checker(profile, agent)
-        if profile is self._profile or profile is _RFC:
-            self._last = _last_check(agent, check)
-        memo = check.memo  # another agent of the same group set may have just asked about this URL
-        if memo[0] == url:
-            return memo[1]
-        answer = check(url)
+        try:  # zero-cost until it raises (3.11+): wrong argument types are named below
+            # The same caller asking again is the common case: `_last` holds its compiled check's
+            # URL regex and verdicts (see _checker), so most checks are this one regex match.
+            last = self._last  # one tuple, read atomically: safe under threads
+            if agent is last[0]:
+                hit = last[1](url)
+                if hit is not None:
+                    # never None: every alternative of the regex ends in a marker group
+                    return last[2][hit.lastindex]  # type: ignore[index]
+                if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
+                    same = last[3]
+                    answer = same.after_miss(url)
+                    if same.url_match is not last[1]:  # compiled by this very call
+                        self._last = _last_check(agent, same)
+                    return answer
+            profile = self._profile
+            if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
+                profile = profile_for_url(url) if url[:1] in "gG" else _RFC
+            check = self._checkers.get((profile.name, agent))
+            if check is None:
+                check = self._checker(profile, agent)
+            if profile is self._profile or profile is _RFC:
+                self._last = _last_check(agent, check)
+            memo = check.memo  # another agent of the same group set may have just asked about this URL
+            if memo[0] == url:
+                return memo[1]
+            answer = check(url)
+        except (TypeError, AttributeError):
+            check_types(url, agent)
+            raise
         check.memo = (url, answer)
         return answer
 
@@ -199,11 +206,13 @@ class ParsedRobots:
 
     def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
         """Like `allowed`, with the deciding rule, groups and reason; `explain` lists every match too."""
+        check_types(url, agent)
         view, profile = self._resolve(url)
         return decide(view, profile, url, agent, explain=explain)
 
     def groups_for(self, agent: AgentLike = None, url: str = "/") -> tuple[Group, ...]:
         """The groups whose rules apply to `agent` (in the profile that governs `url`)."""
+        check_types(url, agent)
         view, profile = self._resolve(url)
         plan = view.plan(profile, agent)
         seen: dict[int, Group] = {}
@@ -241,6 +250,9 @@ class ParsedRobots:
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """Problems found while parsing, with line numbers (see docs/lint.md for the codes)."""
         found = self._file.diagnostics + self._default_view().diagnostics
+        if self._profile is not None and self._profile.preamble_applies:
+            # The parse reports rules before any user-agent as ignored; this profile applies them.
+            found = tuple(d for d in found if d.code != "RK120")
         return tuple(sorted(found, key=lambda d: (d.line, d.code)))
 
     @property
@@ -296,6 +308,14 @@ class ParsedRobots:
                 return rate
         return None
 
+    def visit_time(self, agent: AgentLike = None) -> VisitTime | None:
+        """The Visit-time window asked of `agent` by its groups (first valid value), or None."""
+        for record in self._group_records(agent, VISIT_TIME_KEYS):
+            window = parse_visit_time(record.value, record.line)
+            if window is not None:
+                return window
+        return None
+
     # -- value semantics ------------------------------------------------------------------------
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -306,6 +326,14 @@ class ParsedRobots:
             f"<{type(self).__name__} profile={self.profile or 'auto'} "
             f"groups={len(self._groups_source().groups)} size={self.size} truncated={self.truncated}>"
         )
+
+
+def check_types(url: object, agent: object) -> None:
+    """Raise TypeError naming the argument whose type is wrong (called off the fast path only)."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str (an absolute URL or a path), not {type(url).__name__}")
+    if agent is not None and not isinstance(agent, (str, Agent)):
+        raise TypeError(f"agent must be a str, a robotskit.Agent or None, not {type(agent).__name__}")
 
 
 def _restore(

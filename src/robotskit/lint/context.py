@@ -50,9 +50,11 @@ CODES: Mapping[str, tuple[Severity, str]] = {
     "RK120": (WARN, "rule before any user-agent"),
     "RK121": (WARN, "user-agent with no usable token"),
     "RK122": (INFO, "user-agent value reduced to a product token"),
+    "RK123": (WARN, "full user-agent string in User-agent"),
     "RK130": (WARN, "invalid crawl-delay"),
     "RK131": (WARN, "invalid request-rate"),
     "RK132": (WARN, "sitemap is not an absolute URL"),
+    "RK133": (WARN, "crawl-delay read leniently"),
     # Directives and values.
     "RK201": (WARN, "unknown directive"),
     "RK202": (INFO, "directive known but not supported"),
@@ -83,8 +85,11 @@ def token_for(profile: str, value: str) -> str:
     """The group token `profile` reads from a user-agent value ("" if none), lower-cased.
 
     The matcher's own reading (`core.profiles.group_token`), so lint and verdicts never disagree.
+    The matcher reads the file's bytes (as latin-1 text); a `Line.value` is UTF-8 decoded text,
+    so it is turned back into those bytes first (a non-ASCII token would otherwise be decoded twice).
     """
-    return group_token(get_profile(profile), value.strip()) or ""
+    raw = value.strip().encode("utf-8", "surrogatepass").decode("latin-1")
+    return group_token(get_profile(profile), raw) or ""
 
 
 def tokens_text(value: str) -> str:
@@ -141,7 +146,7 @@ class Context:
         return line.value_column + offset if line and line.value_column else 0
 
     def pools(self) -> dict[str, list[Rule]]:
-        """The rules each token obeys: all groups naming it, merged (SPEC.md 1); authored, non-empty rules."""
+        """The rules each token obeys: all groups naming it, merged (RFC 9309 2.2.1); authored rules only."""
         pools: dict[str, list[Rule]] = {}
         for group in self.robots.groups:
             for token in dict.fromkeys(group.agents):

@@ -7,25 +7,28 @@ code on the same line.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
-from robotskit.core.model import Diagnostic, LineKind
+from robotskit.core.extensions import (
+    CRAWL_DELAY_KEYS,
+    REQUEST_RATE_KEYS,
+    crawl_delay_leftover,
+    parse_crawl_delay,
+    parse_request_rate,
+)
+from robotskit.core.model import Diagnostic, Line, LineKind
 from robotskit.core.profiles import get_profile
-from robotskit.lint.context import RULE_KINDS, Check, Context, lines_of, records_of
+from robotskit.lint.context import RULE_KINDS, Check, Context, lines_of
 
 __all__ = ["CHECKS"]
 
-_SIZE_LIMIT = 512_000  # SPEC.md 2: the first 500 KiB are parsed
+_SIZE_LIMIT = 512_000  # RFC 9309 2.5: the first 500 KiB are parsed
 _TYPO_KEYS = {
     LineKind.USER_AGENT: "user-agent",
     LineKind.ALLOW: "allow",
     LineKind.DISALLOW: "disallow",
     LineKind.SITEMAP: "sitemap",
 }
-_RATE = re.compile(r"\d+/\d+[smhd]?\Z")
 
 
 def _byte_order_mark(ctx: Context) -> Iterable[Diagnostic]:
@@ -106,30 +109,42 @@ def _rule_before_agent(ctx: Context) -> Iterable[Diagnostic]:
             )
 
 
+def _records_in(ctx: Context, keys: frozenset[str]) -> Iterable[Line]:
+    """The file's lines for a record under any of the spellings the parser accepts."""
+    return (line for line in ctx.robots.lines if line.kind is LineKind.OTHER and line.key.lower() in keys)
+
+
 def _record_values(ctx: Context) -> Iterable[Diagnostic]:
-    for line in records_of(ctx, "crawl-delay"):
-        try:
-            delay = float(line.value)
-        except ValueError:
-            delay = math.nan
-        if not math.isfinite(delay) or delay < 0:
+    # The parser's own readers decide what a value means; lint only describes their reading.
+    for line in _records_in(ctx, CRAWL_DELAY_KEYS):
+        delay = parse_crawl_delay(line.value)
+        if delay is None:
             yield ctx.on_value(
                 "RK130",
                 line,
-                f"crawl-delay '{line.value}' is not a number of seconds",
+                f"crawl-delay '{line.value}' is not a number of seconds: ignored",
                 "write e.g. 'Crawl-delay: 5'",
             )
-    for line in records_of(ctx, "request-rate"):
-        if not _RATE.match(line.value.replace(" ", "")):
+        elif leftover := crawl_delay_leftover(line.value):
+            shown = f"{delay:g}"
+            yield ctx.on_value(
+                "RK133",
+                line,
+                f"crawl-delay '{line.value}' is accepted as {shown} seconds ('{leftover}' is ignored); "
+                "a plain number of seconds is expected",
+                f"write 'Crawl-delay: {shown}'; stricter crawlers skip the whole line",
+            )
+    for line in _records_in(ctx, REQUEST_RATE_KEYS):
+        if parse_request_rate(line.value) is None:
             yield ctx.on_value(
                 "RK131",
                 line,
-                f"request-rate '{line.value}' is not 'n/seconds'",
+                f"request-rate '{line.value}' is not 'n/seconds': ignored",
                 "write e.g. '1/5' or '10/1m'",
             )
     for line in lines_of(ctx, LineKind.SITEMAP):
-        parts = urlsplit(line.value)
-        if not (parts.scheme and parts.netloc):
+        # The parser's own test (core.parser._add_sitemap): a value without `://` is relative.
+        if line.value and "://" not in line.value:
             yield ctx.on_value(
                 "RK132",
                 line,

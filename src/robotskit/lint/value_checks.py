@@ -7,9 +7,12 @@ rules (that is `_lint_rules`, RK3xx).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Iterator, Mapping
+from urllib.parse import urlsplit
 
 from robotskit.ai_prefs.lookup import SIGNAL_KEYS, USAGE_LABELS, parse_sf_dictionary
+from robotskit.core.extensions import CRAWL_DELAY_KEYS, REQUEST_RATE_KEYS
 from robotskit.core.model import Diagnostic, LineKind, Severity
 from robotskit.core.profiles import get_profile
 from robotskit.lint.context import (
@@ -26,7 +29,7 @@ from robotskit.lint.context import (
 
 __all__ = ["CHECKS"]
 
-# SPEC.md 5: records robotskit parses and exposes.
+# Records robotskit parses and exposes (docs/profiles/README.md, other records).
 _KNOWN_RECORDS = frozenset(
     {
         "crawl-delay",
@@ -50,6 +53,13 @@ _UNSUPPORTED: Mapping[str, tuple[Severity, str]] = {
     "clean-param": (INFO, "`clean-param` is a Yandex extension; RFC 9309 and Google ignore it"),
     "visit-time": (INFO, "`visit-time` is not in RFC 9309; Google ignores it"),
 }
+# Other spellings the parser reads as a known record (crawl_delay, requestrate, ...).
+_SPELLINGS = {
+    key: canonical
+    for keys, canonical in ((CRAWL_DELAY_KEYS, "crawl-delay"), (REQUEST_RATE_KEYS, "request-rate"))
+    for key in keys
+    if key != canonical
+}
 _ALL_KEYS = sorted({*_KNOWN_RECORDS, *_UNSUPPORTED, "user-agent", "allow", "disallow", "sitemap"})
 _SIGNAL_USE = frozenset({"immediate", "reference", "full"})  # Cloudflare's auxiliary `use=`
 _HTML_START = (b"<!doctype html", b"<html", b"<head", b"<body", b"<?xml")
@@ -58,6 +68,16 @@ _HTML_START = (b"<!doctype html", b"<html", b"<head", b"<body", b"<?xml")
 def _directives(ctx: Context) -> Iterable[Diagnostic]:
     for line in lines_of(ctx, LineKind.OTHER):
         key = line.key.lower()
+        canonical = _SPELLINGS.get(key)
+        if canonical is not None:
+            # the parser accepts these spellings (core.extensions): say so, do not call it unknown
+            yield ctx.on_key(
+                "RK111",
+                line,
+                f"'{line.key}' read as '{canonical}'",
+                f"write '{canonical}'; other crawlers may not",
+            )
+            key = canonical
         if key in _UNSUPPORTED:
             severity, why = _UNSUPPORTED[key]
             yield ctx.on_key("RK202", line, f"'{line.key}' has no effect for most crawlers", why, severity)
@@ -74,6 +94,22 @@ def _directives(ctx: Context) -> Iterable[Diagnostic]:
             yield ctx.on_key("RK201", line, f"unknown directive '{line.key}' is ignored", hint)
 
 
+_COMPATIBLE = re.compile(r"compatible;\s*([A-Za-z0-9_-]+)", re.IGNORECASE)
+_BOT_WORD = re.compile(r"[A-Za-z0-9_-]*(?:bot|spider|crawler|slurp)[A-Za-z0-9_-]*", re.IGNORECASE)
+
+
+def _meant_token(value: str) -> str | None:
+    """The crawler a full user-agent string names (`... (compatible; Googlebot/2.1; ...)` -> Googlebot)."""
+    found = _COMPATIBLE.search(value) or _BOT_WORD.search(value)
+    return found.group(1 if found.re is _COMPATIBLE else 0) if found else None
+
+
+def _is_user_agent_string(value: str) -> bool:
+    """`Name/1.0 (...)`: a version after the token, or a comment, means a full User-Agent header."""
+    token = value.split("/", 1)[0]
+    return ("/" in value and bool(token) and " " not in token) or "(" in value
+
+
 def _user_agents(ctx: Context) -> Iterable[Diagnostic]:
     for line in lines_of(ctx, LineKind.USER_AGENT):
         value = line.value
@@ -84,6 +120,18 @@ def _user_agents(ctx: Context) -> Iterable[Diagnostic]:
                 line,
                 f"user-agent '{value}' names no usable token",
                 "write a product token such as 'MyBot', or '*'",
+            )
+            continue
+        if _is_user_agent_string(value):
+            meant = _meant_token(value)
+            chosen = token_for(ctx.profile, value) or "(none)"
+            yield ctx.on_value(
+                "RK123",
+                line,
+                f"'{value}' is a full user-agent string: this group is for a crawler whose "
+                f"product token is '{chosen}'",
+                (f"write 'User-agent: {meant}'" if meant else "write the crawler's product token alone")
+                + "; User-agent lines take a product token (RFC 9309 2.2.1)",
             )
             continue
         if "*" in value and value.strip() != "*":
@@ -100,7 +148,7 @@ def _user_agents(ctx: Context) -> Iterable[Diagnostic]:
                 "RK203",
                 line,
                 f"'{value}': {tokens_text(value)}",
-                "Google drops digits from user-agent tokens; use letters only",
+                "Google's parser keeps letters, '-' and '_' only: use a token of those",
             )
         elif rfc != "*" and rfc != value.strip().lower():
             yield ctx.on_value(
@@ -111,7 +159,17 @@ def _user_agents(ctx: Context) -> Iterable[Diagnostic]:
 def _patterns(ctx: Context) -> Iterable[Diagnostic]:
     for line in lines_of(ctx, *RULE_KINDS):
         value = line.value
-        if value and value[0] not in "/*":
+        url = urlsplit(value) if "://" in value else None
+        if url is not None and url.scheme and url.netloc:
+            path = url.path or "/"
+            path += f"?{url.query}" if url.query else ""
+            yield ctx.on_value(
+                "RK210",
+                line,
+                f"'{value}' is a URL, but rules match paths: as written it matches no URL's path",
+                f"write '{line.key}: {path}' (a robots.txt only governs its own host; RFC 9309 2.2.2)",
+            )
+        elif value and value[0] not in "/*":
             yield ctx.on_value(
                 "RK210",
                 line,

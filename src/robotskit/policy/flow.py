@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile, profile_for_url
-from robotskit.document import RobotsTxt, parse
+from robotskit.document import RobotsTxt
 from robotskit.errors import FetchError, InvalidURL
 from robotskit.policy.authority import authority_key
 
@@ -43,13 +43,14 @@ from robotskit.policy.classify import (
     redirect_target,
 )
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest, FetchResponse
-from robotskit.policy.parses import PARSES
+from robotskit.policy.parses import answers, full_parse
 
 if TYPE_CHECKING:
     from robotskit.core.agents import Agent
 
 __all__ = [
     "DEFAULT_POLICY",
+    "MISSING_PAGE_PROBE",
     "Flow",
     "Outcome",
     "PolicyConfig",
@@ -147,24 +148,15 @@ class RobotsEntry:
         """The body parsed under `profile`; memoised (bounded), since equal bodies parse equally."""
         if not self.has_rules:
             return None
-        return _parse(self.body, self.truncated, profile, self.robots_url)
+        return full_parse(self.body, self.truncated, profile, self.robots_url)
 
-
-def _cut_partial_line(body: bytes) -> bytes:
-    """SPEC.md 2: a line cut by the size limit is dropped (the adapter cut, not the parser)."""
-    end = max(body.rfind(b"\n"), body.rfind(b"\r"))
-    return body[: end + 1]
-
-
-def _parse(body: bytes, truncated: bool, profile: str | None, robots_url: str) -> RobotsTxt:
-    def build() -> RobotsTxt:
-        data = _cut_partial_line(body) if truncated else body
-        # The adapter already enforced the client's limit; never cut twice.
-        limit = max(len(data), DEFAULT_MAX_BYTES)
-        return parse(data, profile, max_bytes=limit, robots_url=robots_url)
-
-    # Shared and bounded in bytes (robotskit.policy.parses): an entry itself keeps only its body.
-    return PARSES.get((body, truncated, profile, robots_url), build)
+    def answers(self, profile: str | None, agent: str | Agent) -> RobotsTxt | None:
+        """A parse that answers for `agent` exactly as `parsed(profile)` does (decisions,
+        crawl-delay, request-rate, sitemaps) while keeping little of a large file
+        (robotskit.policy.parses); None without rules."""
+        if not self.has_rules:
+            return None
+        return answers(self.body, self.truncated, profile, self.robots_url, agent)
 
 
 # --- building entries -----------------------------------------------------------------------
@@ -276,6 +268,49 @@ def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: Verdict, now: fl
 
 Flow = Generator[FetchRequest, FetchResponse, RobotsEntry]
 
+# probe_5xx: a path no site serves, asked to tell "answers 5xx for missing pages" from "down".
+MISSING_PAGE_PROBE = "/.well-known/robotskit-probe-missing-page-5f0c1d"
+_PROBE_MAX_BYTES = 1024  # only the probes' statuses matter
+
+
+def _probe_status(status: int | None) -> str:
+    return f"HTTP {status}" if status is not None else "no answer"
+
+
+def _probe_5xx(
+    ctx: _Context, user_agent: str, deadline: float, clock: Callable[[], float]
+) -> Generator[FetchRequest, FetchResponse, tuple[bool, str]]:
+    """Ask `/` and a page that cannot exist; True when `/` answers 2xx and the missing page 5xx.
+
+    Google's earlier robots.txt specification reads a 5xx as "not found" when the site is
+    seen to answer 5xx instead of 404 for missing pages; this is that test. The probes share
+    the lookup's deadline: with no time left they are skipped and nothing is inferred.
+    """
+    statuses: list[int | None] = []
+    for path in ("/", MISSING_PAGE_PROBE):
+        left = deadline - clock()
+        if left <= 0:
+            return False, "no time left to probe / and a missing page"
+        probe = FetchRequest(
+            url=ctx.authority + path, user_agent=user_agent, timeout=left, max_bytes=_PROBE_MAX_BYTES
+        )
+        try:
+            answer = yield probe
+        except FetchError as exc:
+            statuses.append(None)
+            if path == "/":
+                return False, f"probe: / failed ({exc.kind}): the site is down, not only robots.txt"
+            continue
+        statuses.append(answer.status)
+        if path == "/" and not 200 <= answer.status < 300:
+            return False, f"probe: / answered HTTP {answer.status}: no sign the site is up"
+    home, missing = statuses
+    seen = f"/ answered {_probe_status(home)}, a missing page {_probe_status(missing)}"
+    if missing is not None and 500 <= missing < 600:
+        return True, seen
+    return False, f"probe: {seen}: the 5xx is not the site's answer for missing pages"
+
+
 # FetchError.kind as a reason; the others ("timeout", "dns", "tls", "reset" ...) read well as they are.
 _ERROR_REASONS = {
     "protocol": "bad response",
@@ -294,12 +329,18 @@ def fetch_flow(
     timeout: float = DEFAULT_TIMEOUT,
     max_bytes: int = DEFAULT_MAX_BYTES,
     config: PolicyConfig = DEFAULT_POLICY,
+    probe_5xx: bool = False,
 ) -> Flow:
     """Fetch the robots.txt governing `url`: yields requests, receives responses, returns the entry.
 
     `previous` is the cached entry for the authority (for the stale copy, the backoff count
     and the 30-day window). A `FetchError` thrown in makes the outcome unreachable.
+    `probe_5xx` (opt-in): on an HTTP 5xx with no good copy to stand in, also request `/` and a
+    page that cannot exist; when `/` answers 2xx and that page 5xx, the site answers 5xx for
+    missing pages and the robots.txt 5xx is read as a 4xx (unavailable: everything allowed).
+    The probes share `timeout` with the robots.txt request as one deadline.
     """
+    deadline = clock() + timeout
     authority = authority_key(url)
     ctx = _Context(authority, authority + "/robots.txt", previous, config)
     target, redirects, seen = ctx.robots_url, list[str](), {ctx.robots_url}
@@ -320,6 +361,13 @@ def fetch_flow(
         if verdict.outcome is Outcome.UNAVAILABLE:
             return _unavailable_entry(ctx, answer, verdict.reason, now)
         if verdict.outcome is Outcome.UNREACHABLE:
+            if probe_5xx and _worth_probing(ctx, response):
+                missing, probed = yield from _probe_5xx(ctx, user_agent, deadline, clock)
+                if missing:
+                    inferred = "so the site answers 5xx for missing pages"
+                    reason = f"{verdict.reason} read as not found: {probed}, {inferred}"
+                    return _unavailable_entry(ctx, answer, reason, clock())
+                verdict = replace(verdict, note="; ".join(n for n in (verdict.note, probed) if n))
             return _unreachable_entry(ctx, answer, verdict, now)
         location, problem = redirect_target(target, verdict.location or "")
         if location is None:
@@ -340,6 +388,13 @@ def fetch_flow(
         seen.add(location)
         redirects.append(location)
         target = location
+
+
+def _worth_probing(ctx: _Context, response: FetchResponse) -> bool:
+    """An HTTP 5xx (not 429) with no good copy to stand in: a stale copy says more than probes."""
+    previous = ctx.previous
+    has_copy = previous is not None and previous.has_rules and previous.good_at is not None
+    return response.protocol == "http" and 500 <= response.status < 600 and not has_copy
 
 
 def _is_downgrade(source: str, target: str) -> bool:
@@ -417,7 +472,7 @@ def decide(entry: RobotsEntry, url: str, agent: str | Agent, profile: str | None
     """May `agent` fetch `url`, given the entry for its authority? `reason`/`source` name the fetch."""
     name = resolve_profile(profile, url)
     fetched = f"{entry.reason} fetched {format_time(entry.fetched_at)}"
-    robots = entry.parsed(profile)
+    robots = entry.answers(profile, agent)
     # A file read over a followed HTTPS to HTTP redirect says so in every decision it makes.
     insecure = f" ({DOWNGRADE_NOTE})" if downgraded(entry) else ""
     if robots is not None and not entry.stale:

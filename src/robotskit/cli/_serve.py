@@ -1,0 +1,78 @@
+"""`robotskit serve`: the robots.txt tester in the browser (needs the `web` extra).
+
+Self-contained: `add_serve(subparsers)` registers the command; its handler takes only `args`.
+The web package is imported when the command runs, so the rest of the CLI never needs Starlette.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_serve", "cmd_serve"]
+
+_EXIT_USAGE = 2
+
+
+def add_serve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `serve` on the CLI's subparsers."""
+    serve = subparsers.add_parser(
+        "serve",
+        help="open the robots.txt tester in the browser (needs robotskit[web])",
+        description="Serve the robots.txt tester page on 127.0.0.1 and print its address.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8009, help="port (default 8009; 0 picks a free one)")
+    serve.add_argument(
+        "--cache",
+        metavar="PATH|URL",
+        help="SQLite file or cache URL for 'fetch from site' (default: the CLI's SQLite cache)",
+    )
+    serve.add_argument("--no-cache", action="store_true", help="keep fetched files in memory only")
+    serve.add_argument("--timeout", type=float, default=10.0, help="seconds per fetch (default 10)")
+    serve.set_defaults(handler=cmd_serve)
+
+
+def _cache_spec(args: argparse.Namespace) -> str:
+    if args.no_cache:
+        return "memory://"
+    if args.cache and "://" in args.cache:
+        return str(args.cache)
+    from pathlib import Path  # noqa: PLC0415
+
+    from robotskit.cli import default_cache_path  # noqa: PLC0415 - the package imports this module
+
+    path = Path(args.cache) if args.cache else default_cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite://{path.resolve()}"
+
+
+def _usage(message: str) -> int:
+    print(f"robotskit: error: {message}", file=sys.stderr)
+    return _EXIT_USAGE
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the tester until Ctrl-C; exit 2 when the web extra is missing or the port is taken."""
+    try:
+        from robotskit.web.server import serve  # noqa: PLC0415 - optional extra
+    except ImportError as exc:
+        return _usage(
+            f"robotskit serve needs the web extra (starlette, uvicorn): pip install 'robotskit[web]' ({exc})"
+        )
+    if not 0 <= args.port <= 65535:
+        return _usage(f"--port {args.port} is not a port (0-65535)")
+    if not args.timeout > 0:
+        return _usage(f"--timeout must be a positive number of seconds, not {args.timeout}")
+    try:
+        cache = _cache_spec(args)
+    except OSError as exc:
+        return _usage(f"cannot create the cache directory: {exc}")
+    try:
+        serve(args.host, args.port, cache=cache, timeout=args.timeout)
+    except OSError as exc:
+        print(f"robotskit: error: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return _EXIT_USAGE
+    except KeyboardInterrupt:
+        pass
+    return 0
