@@ -73,6 +73,26 @@ def load_sample(n: int, seed: int = SEED) -> list[Sample]:
     return out
 
 
+def largest_files(n: int) -> list[Sample]:
+    """The ``n`` largest corpus files (cut at the 500 KiB limit), largest first."""
+    manifest = [
+        json.loads(line)
+        for line in (CORPUS / "manifest.jsonl").read_text(encoding="utf-8").split("\n")
+        if line
+    ]
+    urls = {}
+    for line in (CORPUS / "urls.jsonl").read_text(encoding="utf-8").split("\n"):
+        if line:
+            row = json.loads(line)
+            urls[row["file"]] = tuple((row["base_url"] or HOST) + p for p in row["paths"])
+    biggest = sorted(manifest, key=lambda m: (-m["bytes"], m["file"]))[:n]
+    out = []
+    for m in biggest:
+        body = (CORPUS / "files" / m["file"]).read_bytes()
+        out.append(Sample(m["file"], len(body), crawler_cut(body), urls.get(m["file"], ())))
+    return out
+
+
 # --- synthetic files -------------------------------------------------------------------------------------
 
 HOST = "https://example.com"
@@ -98,8 +118,19 @@ HOSTILE_PATH = "/" + "a" * 4999  # 5,000 characters, no "b": every wildcard patt
 EVERY_I_PATH = ("/" + "".join(f"a{i}" for i in range(1000))).ljust(5000, "a")
 
 
+# Near misses: every literal of every rule occurs in the path, in an order that fails only at the end.
+NEAR_MISS_PATH = "/" + "a" * 2500 + "b" * 2499
+
+
+def near_miss_rules(n: int = 1000) -> bytes:
+    """``n`` distinct rules of 12-64 ``*`` segments (``/*a*a...*b*b...*a``): each almost matches
+    NEAR_MISS_PATH, failing only on its last segment (no ``a`` after the ``b`` run)."""
+    rules = ["/" + "*a" * (10 + i % 40) + "*b" * (1 + i // 40 % 25) + "*a" for i in range(n)]
+    return ("User-agent: *\n" + "".join(f"Disallow: {rule}\n" for rule in rules)).encode()
+
+
 def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
-    """The adversarial files of issue 7, each checked against a 5,000-character path."""
+    """The adversarial files of issues 7 and 15, each checked against a 5,000-character path."""
     url = (HOST + HOSTILE_PATH,)
     many = f"User-agent: *\n{chr(10).join(f'Disallow: /*a*{i}*b' for i in range(1000))}\n".encode()
     return {
@@ -107,6 +138,7 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         "1,000 rules /*a*<i>*b": (many, url),
         "1,000 rules, every <i> in path": (many, (HOST + EVERY_I_PATH,)),
         "one rule with 50 stars": (("User-agent: *\nDisallow: /" + "*a" * 50 + "b\n").encode(), url),
+        "1,000 near-miss rules, 12-64 stars": (near_miss_rules(), (HOST + NEAR_MISS_PATH,)),
     }
 
 
@@ -122,6 +154,15 @@ def _fill(head: str, line_for: object, limit: int) -> bytes:
         size += len(line)
         i += 1
     return "".join(out).encode()
+
+
+def big_one_group(limit: int = LIMIT - 1000) -> bytes:
+    """About 500 KiB of plain prefix rules in one ``*`` group (the file whose 4th check built the index)."""
+
+    def line(i: int) -> str:
+        return f"{'Allow' if i % 7 == 0 else 'Disallow'}: /section{i % 97}/item{i}/\n"
+
+    return _fill("User-agent: *\n", line, limit)
 
 
 def big_realistic(limit: int = LIMIT - 1000) -> bytes:

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helper modules s
 
 import _corpus
 import _isolated
+import _paths
 import _peers
 import _report
 import _workloads
@@ -52,6 +53,10 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--rounds", type=int, help="interleaved rounds (default 5, quick 2)")
     p.add_argument("--timeout", type=float, help="per child-process case, seconds (default 5, quick 2)")
     p.add_argument("--no-isolated", action="store_true", help="skip (c), (d), (e) 500 KiB and (f)")
+    p.add_argument("--no-paths", action="store_true", help="skip (g) many agents, the client and the stalls")
+    p.add_argument(
+        "--paths-only", action="store_true", help="only (g) many agents, the client and the stalls"
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--impl", help=argparse.SUPPRESS)
     p.add_argument("--min-time", type=float, default=0.3, help=argparse.SUPPRESS)
@@ -97,14 +102,25 @@ def main(argv: list[str] | None = None) -> int:
             impl.missing = prep.hung[impl.name]
             _say(f"{impl.name}: {impl.missing}")
     live = [i for i in live if i.available]
-    table: dict[str, dict[str, Result]] = _corpus.run_rounds(live, sample, prep, agent, rounds, reps)
+    table: dict[str, dict[str, Result]] = {}
+    if not args.paths_only:
+        table = _corpus.run_rounds(live, sample, prep, agent, rounds, reps)
+        _say("memory per parsed file (tracemalloc)")
+        table["mem_file"] = {i.name: _corpus.memory_per_file(i, sample, prep, agent) for i in live}
+        if "jwm.robotstxt" in prep.verdicts:
+            table["disagree"] = {i.name: _corpus.disagreements(prep, i.name, "jwm.robotstxt") for i in live}
 
-    _say("memory per parsed file (tracemalloc)")
-    table["mem_file"] = {i.name: _corpus.memory_per_file(i, sample, prep, agent) for i in live}
-    if "jwm.robotstxt" in prep.verdicts:
-        table["disagree"] = {i.name: _corpus.disagreements(prep, i.name, "jwm.robotstxt") for i in live}
+    paths_text = ""
+    if not args.no_paths:
+        _say("(g) many agents: every crawler-table token, one URL each, per file")
+        table["many_agents"] = _paths.many_agents(live, sample, rounds)
+        _say("client on a cached host against RobotsTxt.allowed")
+        client = _paths.client(sample[:: 3 if quick else 1], reps) if "robotskit" in names else None
+        _say("stalls: worst single check of the first 2,000 (robotskit)")
+        stalls = [_paths.stall(*case) for case in _paths.stall_cases(quick)] if "robotskit" in names else []
+        paths_text = _paths.render(client, stalls)
 
-    if not args.no_isolated:
+    if not args.no_isolated and not args.paths_only:
         isolated = [
             "rules10k",
             *(f"hostile:{k}" for k in _workloads.hostile_cases()),
@@ -121,7 +137,11 @@ def main(argv: list[str] | None = None) -> int:
             table[measure] = _isolated.for_all(measure, loaded, timeout, min_time, skip)
 
     _say("cross-check: robotskit profile='google' against jwm.robotstxt")
-    diff, total, examples, why = _corpus.crosscheck_google(sample, _workloads.CROSSCHECK_AGENTS)
+    diff, total, examples, why = (
+        _corpus.crosscheck_google(sample, _workloads.CROSSCHECK_AGENTS)
+        if not args.paths_only
+        else (None, 0, [], "skipped")
+    )
     crosscheck = f"robotskit[google] {diff}/{total} differ" if diff is not None else f"cross-check {why}"
 
     for impl in impls:  # unavailable implementations still get a column that says why
@@ -147,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         missing.append("(bash benchmarks/run.sh installs every peer into .venv-bench and runs there)")
     errors = [f"{n}: {c} checks raised (URLs dropped for all)" for n, c in prep.errors.items() if c]
     text = _report.render(table, [i.name for i in impls], crosscheck)
-    print("\n".join([*head, "", text, "", *missing, *errors]).rstrip())
+    print("\n".join([*head, "", text, "", *missing, *errors, "", paths_text]).rstrip())
 
     if args.json:
         out: dict[str, Any] = {
@@ -163,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             "peer_check_errors": prep.errors,
             "elapsed_s": round(elapsed, 1),
             "table": text,
+            "paths": paths_text,
         }
         Path(args.json).write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
         _say(f"wrote {args.json}")

@@ -1,9 +1,11 @@
-"""The README's offline Python examples run, and every `# value` comment in them is what they return."""
+"""The README's Python examples: the offline ones run and every `# value` comment in them is what
+they return; all of them (the fetching ones too) type-check under `mypy --strict`."""
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,31 @@ def test_readme_block_runs_and_comments_hold(block: str) -> None:
             assert eval(source, namespace) == expected, source
             checked += 1
     assert checked or "robotskit" in block
+
+
+def _typed_module(block: str) -> str:
+    """A README block as a module mypy can check: `robotskit` imported, top-level awaits in a coroutine."""
+    if "await " in block or "async with" in block:
+        block = "async def _example() -> None:\n" + textwrap.indent(block, "    ")
+    return "import robotskit\n\n" + block
+
+
+@pytest.mark.slow
+def test_readme_blocks_type_check_strict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every README python block passes `mypy --strict` (a reader copying it gets no type errors)."""
+    from mypy import api
+
+    blocks = _BLOCK.findall(README.read_text())
+    assert blocks
+    files = []
+    for number, block in enumerate(blocks):
+        path = tmp_path / f"readme_block_{number}.py"
+        path.write_text(_typed_module(block), encoding="utf-8")
+        files.append(str(path))
+    monkeypatch.setenv("MYPYPATH", str(README.parent / "src"))  # this checkout's robotskit
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\nstrict = True\npython_version = 3.11\n", encoding="utf-8")
+    out, err, status = api.run(
+        ["--config-file", str(config), "--no-incremental", "--cache-dir", str(tmp_path / "cache"), *files]
+    )
+    assert status == 0, out + err

@@ -36,3 +36,17 @@ def test_json_unknown_agents(run: Run, robots_file: Callable[[str], Path]) -> No
     """--json lists the near miss in unknown_agents."""
     doc = json.loads(run("audit", str(robots_file(SHARED_GROUP)), "--json").out)
     assert doc["report"]["unknown_agents"] == [{"token": "GPT-Bot", "line": 2, "suggestion": "GPTBot"}]
+
+
+def test_audit_and_lint_take_the_profile_from_robots_url() -> None:
+    """A file parsed with a gemini:// robots_url (as batch and the client do) is audited and linted
+    as Gemini crawlers read it: the preamble applies (no RK120), and the report says gemini."""
+    from robotskit.lint import lint
+
+    body = b"Disallow: /x\nUser-agent: *\nDisallow: /y\n"
+    gemini = robotskit.parse(body, robots_url="gemini://example.org/robots.txt")
+    web = robotskit.parse(body, robots_url="https://example.org/robots.txt")
+    assert audit(gemini).profile == "gemini" and audit(web).profile == "rfc9309"
+    assert "RK120" not in {d.code for d in lint(gemini)}
+    assert "RK120" in {d.code for d in lint(web)}
+    assert "RK120" in {d.code for d in lint(gemini, profile="rfc9309")}  # an explicit profile wins

@@ -79,3 +79,15 @@ def test_gemini_judges_every_token(run: Run, robots_file: Callable[[str], Path])
 def test_two_urls_is_a_usage_error(run: Run) -> None:
     """explain takes exactly one URL (exit 2 otherwise)."""
     assert run("explain", str(EXAMPLE), "/a", "/b", "--agent", "A").code == 2
+
+
+def test_stacked_user_agents_across_a_blank_line_name_the_right_line(
+    run: Run, robots_file: Callable[[str], Path]
+) -> None:
+    """`User-agent: a`, a blank line, `User-agent: b`: one group, named once; for b, line 3 names it."""
+    path = str(robots_file("User-agent: a\n\nUser-agent: b\nDisallow: /x\n"))
+    out = run("explain", path, "/x", "--agent", "b").out
+    assert "group at line 1: line 3 names 'b'" in out
+    assert out.count("group at line") == 1
+    doc = json.loads(run("explain", path, "/x", "--agent", "a", "--json").out)
+    assert doc["verdicts"][0]["groups"] == [{"line": 1, "why": "names 'a'"}]

@@ -136,3 +136,15 @@ def test_lint_of_a_fetched_file_uses_its_content_type(run: Run, server: Server) 
     server.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, BODY)
     doc = json.loads(run("lint", f"{server.base}/robots.txt", "--no-cache", "--json").out)
     assert "RK231" not in [d["code"] for d in doc["diagnostics"]]
+
+
+def test_fetch_with_several_agents_decides_each(run: Run, server: Server) -> None:
+    """fetch --agent A --agent B decides the URL for each (one fetch); exit 1 if any is disallowed."""
+    server.routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, b"User-agent: B\nDisallow: /\n")
+    result = run("fetch", f"{server.base}/p", "--agent", "A", "--agent", "B", "--no-cache", "--json")
+    doc = json.loads(result.out)
+    assert result.code == 1 and [(d["agent"], d["allowed"]) for d in doc["decisions"]] == [
+        ("A", True),
+        ("B", False),
+    ]
+    assert doc["decision"]["allowed"] is True and server.hits.count("/robots.txt") == 1

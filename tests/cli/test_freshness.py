@@ -78,8 +78,11 @@ def test_cache_info_and_clear(run: Run, server: Server, tmp_path: Path) -> None:
     run("fetch", f"{server.base}/robots.txt", "--cache", cache)
     info = json.loads(run("cache", "info", "--cache", cache, "--json").out)
     assert info["entries"] == 1 and cache in info["cache"]
+    [item] = info["authorities"]
+    assert item["authority"] == server.base and item["kind"] == "cached" and item["reason"] == "HTTP 200"
+    assert f"  {server.base}  cached, 0 min old (HTTP 200)" in run("cache", "info", "--cache", cache).out
     assert info["pins"] == str(tmp_path / "gemini-pins.json")
-    cleared = run("cache", "clear", server.base, "--cache", cache)
+    cleared = run("cache", "clear", "127.0.0.1", "--cache", cache)  # a bare host: every port
     assert cleared.code == 0 and "removed http://127.0.0.1" in cleared.out
     assert json.loads(run("cache", "info", "--cache", cache, "--json").out)["entries"] == 0
     run("fetch", f"{server.base}/robots.txt", "--cache", cache)

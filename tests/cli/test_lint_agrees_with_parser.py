@@ -48,7 +48,7 @@ def _disagreements(name: str, body: bytes, profile: str) -> Iterator[str]:
                 diff = set(mine.values()) ^ set(group.agents)
                 yield f"{name}:{group.line} ({chosen}): lint and the parser differ on {sorted(diff)[:5]}"
         # Record values: lint calls a value unusable exactly where the parser does.
-        for code in ("RK130", "RK131"):
+        for code in ("RK120", "RK130", "RK131", "RK132"):
             parser = {d.line for d in robots.diagnostics if d.code == code}
             own = {d.line for d in _lint_own(robots, chosen) if d.code == code}
             if parser != own:

@@ -8,6 +8,8 @@ these exchanges. Every test measures the elapsed time of a real fetch against a 
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -17,9 +19,11 @@ from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.errors import FetchTimeout
 from robotskit.fetch import FetchRequest
 from robotskit.fetch.ftp import AsyncFtpFetcher, FtpFetcher
+from robotskit.fetch.gemini import AsyncGeminiFetcher, GeminiFetcher
 from robotskit.fetch.http import AsyncHttpFetcher, HttpFetcher
 
-from .servers.raw_server import RawServer, Step, drip, ftp_play, http_play
+from .servers.gemini_server import GeminiScenario, GeminiScriptServer
+from .servers.raw_server import Conn, RawServer, Step, drip, ftp_play, http_play
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -86,6 +90,35 @@ def test_async_http_drip_ends_at_deadline(servers: Callable[[RawServer], RawServ
     assert elapsed < TIMEOUT + SLACK
 
 
+def _https_record_drip(conn: Conn) -> None:
+    """Read the ClientHello, then announce a 16 KiB TLS handshake record and drip its bytes."""
+    conn.sock.recv(65536)
+    conn.write([(0.0, b"\x16\x03\x03\x40\x00"), *drip(b"\x00" * 2000, EVERY)])
+
+
+def test_sync_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer]) -> None:
+    """Sync HTTPS: a TLS record dripped during the handshake (one recv per byte) times out on time."""
+    server = servers(RawServer(_https_record_drip))
+    with HttpFetcher() as fetcher:
+        url = server.url(scheme="https")
+        elapsed, result = _timed(lambda: fetcher.fetch(FetchRequest(url, timeout=TIMEOUT)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+
+
+def test_async_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer]) -> None:
+    """Async HTTPS: the same dripped handshake times out on time."""
+    server = servers(RawServer(_https_record_drip))
+
+    async def go() -> object:
+        async with AsyncHttpFetcher() as fetcher:
+            return await fetcher.fetch(FetchRequest(server.url(scheme="https"), timeout=TIMEOUT))
+
+    elapsed, result = _timed(lambda: asyncio.run(go()))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+
+
 def _ftp_replies(dripped: int) -> list[list[Step]]:
     """Banner, USER, PASS, TYPE replies; the one at index `dripped` comes one byte at a time."""
     replies = [
@@ -139,3 +172,44 @@ def test_clients_answer_unreachable_on_time(servers: Callable[[RawServer], RawSe
     elapsed, decision = _timed(lambda: asyncio.run(go()))
     assert elapsed < TIMEOUT + SLACK
     assert not getattr(decision, "allowed", True) and "timeout" in getattr(decision, "reason", "")
+
+
+GEMINI_DRIPS = {
+    "header": GeminiScenario(b"20 text/plain" + b" " * 400 + b"\r\n", b"", drip=EVERY),
+    "body": GeminiScenario(b"20 text/plain\r\n", b"U" * 400, drip=EVERY),
+}
+
+
+@pytest.mark.parametrize("part", list(GEMINI_DRIPS))
+def test_gemini_drip_ends_at_deadline(gemini_server: GeminiScriptServer, part: str) -> None:
+    """Gemini, sync and async: a dripped header or body times out on time."""
+    url = gemini_server.route("/robots.txt", GEMINI_DRIPS[part])
+    elapsed, result = _timed(lambda: GeminiFetcher().fetch(FetchRequest(url, timeout=TIMEOUT)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+    request = FetchRequest(url, timeout=TIMEOUT)
+    elapsed, result = _timed(lambda: asyncio.run(AsyncGeminiFetcher().fetch(request)))
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK
+
+
+@pytest.mark.parametrize("scheme", ["http", "ftp"])
+def test_sync_hung_resolver_ends_at_deadline(monkeypatch: pytest.MonkeyPatch, scheme: str) -> None:
+    """A resolver that never answers (getaddrinfo stuck) still ends a sync fetch at the deadline."""
+    stuck = threading.Event()
+
+    def hung_getaddrinfo(*args: object, **kwargs: object) -> list[tuple[object, ...]]:
+        stuck.wait(10)  # released when the test ends
+        return []
+
+    monkeypatch.setattr(socket, "getaddrinfo", hung_getaddrinfo)
+    request = FetchRequest(f"{scheme}://hung.invalid/robots.txt", timeout=TIMEOUT)
+    fetcher = HttpFetcher() if scheme == "http" else FtpFetcher()
+    try:
+        elapsed, result = _timed(lambda: fetcher.fetch(request))
+    finally:
+        stuck.set()
+        if isinstance(fetcher, HttpFetcher):
+            fetcher.close()
+    assert isinstance(result, FetchTimeout), result
+    assert elapsed < TIMEOUT + SLACK

@@ -15,13 +15,15 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from robotskit.client import AsyncRobotsClient, RobotsClient
+from robotskit.errors import ProtocolViolation
+from robotskit.fetch import FetchRequest
 from robotskit.fetch.http import AsyncHttpFetcher, HttpFetcher
 from robotskit.policy.flow import Outcome, PolicyConfig, RobotsEntry
 
 from .conftest import ROBOTS
 from .servers.certs import CertPair
 from .servers.http_server import HttpScenarioServer, Scenario
-from .servers.raw_server import Conn, RawServer, http_play
+from .servers.raw_server import Conn, RawServer, ftp_play, http_play
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -318,3 +320,56 @@ def test_default_allows_loopback(http_server: HttpScenarioServer) -> None:
     """Without public_only, loopback servers are fetched as any other."""
     http_server.route("/robots.txt", Scenario(200, ROBOTS))
     _assert_outcome(_both(http_server.url("/robots.txt")), Outcome.OK, "HTTP 200")
+
+
+def test_caller_supplied_httpx_client_still_never_raises_on_location(
+    raw_servers: Callable[[RawServer], RawServer],
+) -> None:
+    """With the caller's own httpx.Client (which parses Location itself), a hostile Location is
+    still a fetch outcome: httpx's own InvalidURL becomes "bad response", never an exception."""
+    import httpx
+
+    server = raw_servers(RawServer(_raw_http(b"301 Moved", b"Location: data:text/plain,x\r\n", b"")))
+    with httpx.Client() as own, HttpFetcher(client=own) as fetcher:
+        with RobotsClient("MyBot", fetchers={"http": fetcher}) as client:
+            entry = client.lookup(server.url())
+        with pytest.raises(ProtocolViolation):  # the adapter alone: a FetchError the policy maps
+            fetcher.fetch(FetchRequest(server.url("/robots.txt")))
+    assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "bad response"
+
+
+def test_public_only_checks_every_hop(
+    http_server: HttpScenarioServer, https_server: HttpScenarioServer
+) -> None:
+    """public_only applies to redirect hops: a hop to a loopback https:// target is refused.
+
+    The first hop goes through a caller-supplied adapter (which allows loopback); the redirect
+    target is fetched by the client's own public_only adapter, which must refuse it unasked.
+    """
+    https_server.route("/robots.txt", Scenario(200, ROBOTS))
+    url = http_server.redirect("/robots.txt", https_server.url("/robots.txt"))
+    with (
+        HttpFetcher() as first_hop,
+        RobotsClient("MyBot", public_only=True, fetchers={"http": first_hop}) as c,
+    ):
+        entry = c.lookup(url)
+    assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "address not public", entry
+    assert entry.redirects == (https_server.url("/robots.txt"),)
+    assert http_server.hits["/robots.txt"] == 1 and https_server.hits["/robots.txt"] == 0
+
+
+FTP_GARBAGE = {
+    "non-UTF-8 banner": b"220 \xff\xfe hello\r\n",
+    "banner over 8 KiB": b"220 " + b"a" * 20000 + b"\r\n",
+    "no reply code": b"garbage\r\n",
+    "reply code 999": b"999 what\r\n",
+    "empty line": b"\r\n",
+}
+
+
+@pytest.mark.parametrize("banner", list(FTP_GARBAGE))
+def test_ftp_garbage_is_a_bad_response(raw_servers: Callable[[RawServer], RawServer], banner: str) -> None:
+    """An FTP server whose banner is not FTP: unreachable ("bad response"), never an exception."""
+    server = raw_servers(RawServer(ftp_play([[(0.0, FTP_GARBAGE[banner])]])))
+    results = _both(server.url(scheme="ftp"), timeout=2.0)
+    _assert_outcome(results, Outcome.UNREACHABLE, "bad response")

@@ -230,14 +230,14 @@ def test_caller_cache_not_closed(clock: FrozenClock) -> None:
 
 
 def test_bad_options_rejected() -> None:
-    """Client options are checked at construction: profile, size limit, timeout, agent."""
+    """Client options are checked at construction: profile, size limit, timeout, agent (a wrong type: TypeError)."""
     with pytest.raises(UnknownProfile):
         RobotsClient("MyBot", profile="bing")
     with pytest.raises(InvalidArgument):
         RobotsClient("MyBot", max_bytes=1000)
     with pytest.raises(InvalidArgument):
         RobotsClient("MyBot", timeout=0)
-    with pytest.raises(InvalidArgument):
+    with pytest.raises(TypeError, match="agent"):
         RobotsClient(42)  # type: ignore[arg-type]
 
 

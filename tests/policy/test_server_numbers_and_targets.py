@@ -6,9 +6,13 @@ import socket
 
 import pytest
 
-from robotskit.errors import FetchError
-from robotskit.fetch._addresses import check_public, is_public
+from robotskit.client import AsyncRobotsClient, RobotsClient
+from robotskit.errors import FetchError, InvalidArgument, InvalidURL
+from robotskit.fetch import FetchRequest, FetchResponse
+from robotskit.fetch._addresses import addresses_of, check_public, is_public, resolve
 from robotskit.policy.classify import parse_max_age, parse_retry_after, redirect_target
+from robotskit.policy.flow import Outcome, PolicyConfig, downgraded
+from robotskit.testing import FrozenClock, MockFetcher, http_response
 
 NOW = 1_767_225_600.0
 
@@ -127,7 +131,89 @@ def _info(address: str) -> tuple[object, ...]:
 
 def test_check_public_refuses_any_private_answer() -> None:
     """One private address among public ones refuses the host: the answer could steer either way."""
-    assert check_public("a.example", [_info("93.184.215.14")]) == "93.184.215.14"
+    answer = addresses_of([_info("93.184.215.14"), _info("2606:2800:21f:cb07:6820:80da:af6b:8b2c")])
+    assert check_public("a.example", answer) == answer
     with pytest.raises(FetchError) as caught:
-        check_public("a.example", [_info("93.184.215.14"), _info("10.0.0.1")])
+        check_public("a.example", addresses_of([_info("93.184.215.14"), _info("10.0.0.1")]))
     assert caught.value.kind == "not-public" and "10.0.0.1" in str(caught.value)
+
+
+def test_resolve_answers_ip_literals_and_localhost() -> None:
+    """An IP literal is its own answer; a name goes to the resolver (here: localhost)."""
+    assert resolve("127.0.0.1", 80, 1.0) == ["127.0.0.1"]
+    assert resolve("::1", 80, 1.0) == ["::1"]
+    assert "127.0.0.1" in resolve("localhost", 80, 5.0)
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf"), -float("inf"), 0.0, -1.0])
+def test_client_timeout_must_be_finite_and_positive(timeout: float) -> None:
+    """A caller error: NaN, infinite or non-positive timeouts raise InvalidArgument at construction."""
+    for cls in (RobotsClient, AsyncRobotsClient):
+        with pytest.raises(InvalidArgument):
+            cls("MyBot", timeout=timeout)
+
+
+# --- the flow: downgrades and targets an adapter refuses (sans-IO, scripted fetcher) -----------
+
+ROBOTS_HTTPS = "https://example.com/robots.txt"
+
+
+def _redirect_to(location: str) -> dict[str, FetchResponse]:
+    return {ROBOTS_HTTPS: http_response(301, headers={"Location": location})}
+
+
+def test_https_to_http_refused_by_default() -> None:
+    """An https:// robots.txt redirecting to http:// is refused: unreachable, the target never asked."""
+    fetcher = MockFetcher(
+        {
+            **_redirect_to("http://example.com/robots.txt"),
+            "http://example.com/robots.txt": http_response(200, ""),
+        }
+    )
+    client = RobotsClient("MyBot", fetchers={"https": fetcher, "http": fetcher}, clock=FrozenClock())
+    decision = client.decide("https://example.com/page")
+    assert not decision.allowed
+    assert decision.reason == "robots.txt unreachable (HTTP 301: HTTPS to HTTP redirect refused)"
+    assert fetcher.count() == 1
+
+
+def test_https_to_http_followed_when_configured() -> None:
+    """follow_https_to_http=True follows the downgrade, and the decision's reason says so."""
+    script = {
+        **_redirect_to("http://example.com/robots.txt"),
+        "http://example.com/robots.txt": http_response(200, "User-agent: *\nDisallow: /p\n"),
+    }
+    fetcher = MockFetcher(script)
+    policy = PolicyConfig(follow_https_to_http=True)
+    client = RobotsClient(
+        "MyBot", fetchers={"https": fetcher, "http": fetcher}, clock=FrozenClock(), policy=policy
+    )
+    decision = client.decide("https://example.com/p")
+    assert not decision.allowed
+    assert decision.reason.endswith("(robots.txt was reached through an HTTPS to HTTP redirect)")
+    assert downgraded(client.lookup("https://example.com/"))
+
+
+class _RefusingTarget:
+    """An adapter that refuses every URL it is given, as one refuses a URL it cannot encode."""
+
+    def fetch(self, request: FetchRequest) -> FetchResponse:
+        raise InvalidURL(f"cannot fetch {request.url!r}", request.url)
+
+
+def test_adapter_refusing_a_redirect_target_is_an_outcome() -> None:
+    """InvalidURL for a redirect target is the server's fault: unreachable, "bad redirect target"."""
+    fetcher = MockFetcher(_redirect_to("gemini://g.example/robots.txt"))
+    client = RobotsClient(
+        "MyBot", fetchers={"https": fetcher, "gemini": _RefusingTarget()}, clock=FrozenClock()
+    )
+    entry = client.lookup("https://example.com/")
+    assert entry.outcome is Outcome.UNREACHABLE and entry.reason == "bad redirect target"
+    assert client.lookup("https://example.com/") == entry and fetcher.count() == 1  # cached
+
+
+def test_adapter_refusing_the_callers_url_raises() -> None:
+    """InvalidURL for the caller's own URL (the first request) is the caller's error: raised."""
+    client = RobotsClient("MyBot", fetchers={"gemini": _RefusingTarget()}, clock=FrozenClock())
+    with pytest.raises(InvalidURL):
+        client.lookup("gemini://g.example/")

@@ -80,3 +80,15 @@ def test_a_real_server_answering_503_reads_complete_disallow(site: HttpScenarioS
         assert answer["robots_txt"] == "User-agent: *\nDisallow: /a\n"
         assert answer["summary"] == "HTTP 200: the file's rules apply"
     assert site.hits["/robots.txt"] == 2
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_tester_bound_beyond_loopback_never_fetches_private_addresses(site: HttpScenarioServer) -> None:
+    """With public_only (what `serve --host 0.0.0.0` sets), "fetch from site" refuses a loopback address."""
+    site.route("/robots.txt", Scenario(200, b"User-agent: *\nDisallow: /a\n"))
+    with TestClient(create_app(allowed_hosts=None, public_only=True), base_url=PAGE) as client:
+        answer = _fetch(client, site.url("/"))
+    assert answer["robots_txt"] is None
+    assert "not public" in str(answer["summary"]) + str(answer.get("reason", ""))
+    assert site.hits.get("/robots.txt", 0) == 0

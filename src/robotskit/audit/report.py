@@ -12,16 +12,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
 from robotskit.core.agents import Agent
 from robotskit.core.model import Group
-from robotskit.core.profiles import RFC9309
+from robotskit.core.profiles import RFC9309, profile_for_url
+from robotskit.document import RobotsTxt
 from robotskit.lint.context import token_for
-
-if TYPE_CHECKING:
-    from robotskit.document import RobotsTxt
 
 SCHEMA = "robotskit.audit/1"
 FULL, PARTIAL, NONE = "full", "partial", "none"
@@ -293,6 +291,13 @@ def audit(
     `crawlers` may mix `Crawler` values and plain tokens (looked up in the table, else audited
     as an unknown crawler). `paths` replaces the sample paths (each an absolute path).
     """
+    if not isinstance(robots, RobotsTxt):
+        raise TypeError(
+            f"robots must be a robotskit.RobotsTxt (from robotskit.parse), not {type(robots).__name__}"
+        )
+    if robots.profile is None and robots.robots_url:
+        # Judge the file as the crawlers of its own scheme do (gemini:// -> the gemini profile).
+        robots = RobotsTxt(robots.body, profile_for_url(robots.robots_url).name, robots_url=robots.robots_url)
     table, chosen = _as_crawlers(crawlers)
     sample = tuple(paths) if paths is not None else sample_paths(robots)
     if not sample:

@@ -20,6 +20,9 @@ class MemoryCache:
         self.maxsize = maxsize
         self._entries: OrderedDict[str, RobotsEntry] = OrderedDict()
         self._lock = threading.Lock()
+        # Changes with every put, delete and clear: a client that read an entry may answer from
+        # it again without a `get` while this has not changed (RobotsClient.allowed).
+        self.generation = 0
 
     def get(self, authority: str) -> RobotsEntry | None:
         with self._lock:
@@ -30,6 +33,7 @@ class MemoryCache:
 
     def put(self, entry: RobotsEntry) -> None:
         with self._lock:
+            self.generation += 1
             self._entries[entry.authority] = entry
             self._entries.move_to_end(entry.authority)
             while len(self._entries) > self.maxsize:
@@ -37,10 +41,12 @@ class MemoryCache:
 
     def delete(self, authority: str) -> None:
         with self._lock:
+            self.generation += 1
             self._entries.pop(authority, None)
 
     def clear(self) -> None:
         with self._lock:
+            self.generation += 1
             self._entries.clear()
 
     def close(self) -> None:
@@ -48,6 +54,11 @@ class MemoryCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def authorities(self) -> list[str]:
+        """Every cached authority, sorted (for `robotskit cache info` and `cache clear HOST`)."""
+        with self._lock:
+            return sorted(self._entries)
 
     def __repr__(self) -> str:
         return f"<MemoryCache {len(self)}/{self.maxsize}>"

@@ -22,6 +22,8 @@ def open_cache(spec: str | Cache | None = None) -> Cache:
     if spec is None:
         return MemoryCache()
     if not isinstance(spec, str):
+        if not isinstance(spec, Cache):
+            raise TypeError(f"cache must be a cache URL (str) or a Cache, not {type(spec).__name__}")
         return spec
     parts = urlsplit(spec)
     query = {k: v[-1] for k, v in parse_qs(parts.query).items()}

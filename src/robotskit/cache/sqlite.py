@@ -155,6 +155,17 @@ class SQLiteCache:
             (count,) = self._conn.execute("SELECT count(*) FROM robots_entries").fetchone()
         return int(count)
 
+    def authorities(self) -> list[str]:
+        """Every cached authority, sorted (for `robotskit cache info` and `cache clear HOST`)."""
+        try:
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT authority FROM robots_entries ORDER BY authority"
+                ).fetchall()
+        except sqlite3.Error as exc:
+            raise CacheError(f"SQLite cache read failed: {exc}", backend="sqlite") from exc
+        return [str(row[0]) for row in rows]
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -1,14 +1,17 @@
-"""The `robotskit` command line: check, explain, lint, fetch, audit and batch.
+"""The `robotskit` command line: check, explain, lint, fetch, audit, diff, cache and batch.
 
 Owns argument parsing, reading ROBOTS (a file, `-` for stdin, or a robots.txt URL fetched
 with `RobotsClient`), and rendering: a readable default (colour only on a terminal, NO_COLOR
 respected, via rich) and one stable JSON document per command with `--json` (docs/cli.md).
-Exit codes follow Google's robots_main: 0 allowed / clean, 1 disallowed / findings, 2 usage
-or I/O error. It uses only the public API; `audit` and `batch` are imported on demand.
+Exit codes (one table, `_help.EXIT_CODES`): 0 allowed / clean / unchanged, 1 disallowed /
+findings / changed, 2 usage error, ambiguous or unreadable input, failed fetch. Every answer
+says where its robots.txt came from (`_origin`). `audit` and `batch` are imported on demand.
 
-Layout: `_sources` (ROBOTS, URLs, agents, exit statuses), `_output` (text and JSON rendering),
-one module per command (`_check` with explain, `_lint`, `_fetch`, `_audit`), and `_main` (the
-parser and the dispatcher).
+Layout: `_sources` (ROBOTS, URLs, agents: `agent_value` is the one place an --agent string
+becomes an agent; the client with its Gemini pins; exit statuses), `_origin` (file, stdin,
+fetched, cached, stale), `_output` (text and JSON rendering), `_help` (examples, exit codes),
+one module per command (`_check` with explain, `_lint`, `_fetch`, `_audit`, `_diff`, `_cache`),
+and `_main` (the parser, where every subcommand is registered, and the dispatcher).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -11,13 +11,16 @@ from robotskit.cli._origin import print_origins
 from robotskit.cli._output import Output
 from robotskit.cli._sources import OK, CliError, load_file
 
+if TYPE_CHECKING:
+    from robotskit.audit.report import AuditReport
+
 __all__ = ["cmd_audit"]
 
 
 _STATUS_STYLE = {"full": "bold red", "partial": "yellow", "none": "green"}
 
 
-def _render_audit(out: Output, report: dict[str, Any]) -> None:
+def _render_audit(out: Output, report: AuditReport) -> None:
     """A table of the audit (schema in docs/audit.md): one row per crawler, blocked ones first."""
     from rich.table import Table  # noqa: PLC0415 - only the human audit needs it
 
@@ -25,30 +28,29 @@ def _render_audit(out: Output, report: dict[str, Any]) -> None:
     for column in ("crawler", "operator", "for", "blocked", "group", "notes"):
         table.add_column(column)
     order = {"full": 0, "partial": 1, "none": 2}
-    for item in sorted(report["crawlers"], key=lambda c: (order.get(c["status"], 3), c["token"].lower())):
-        notes = [*item.get("notes", ())]
+    for item in sorted(report.crawlers, key=lambda c: (order.get(c.status, 3), c.crawler.token.lower())):
+        notes = list(item.notes)
         # One note per reason, so a near-miss token (`GPT-Bot`) is named in the table too.
         reasons: dict[str, int] = {}
-        for rule in item.get("ignored_rules", ()):
-            reasons[rule["reason"]] = reasons.get(rule["reason"], 0) + 1
+        for rule in item.ignored_rules:
+            reasons[rule.reason] = reasons.get(rule.reason, 0) + 1
         notes += [f"{n} rule(s) do nothing for it: {why}" for why, n in reasons.items()]
         table.add_row(
-            item["token"],
-            item.get("operator", ""),
-            ", ".join(item.get("categories", ())),
-            Text(item["status"], style=_STATUS_STYLE.get(item["status"], "")),
-            "own" if item.get("own_group") else "*",
+            item.crawler.token,
+            item.crawler.operator,
+            ", ".join(item.crawler.categories),
+            Text(item.status, style=_STATUS_STYLE.get(item.status, "")),
+            "own" if item.own_group else "*",
             "; ".join(notes),
         )
     out.out.print(table)
-    summary = report.get("summary", {})
+    summary = report.summary()
     out.print(
-        f"blocked fully: {summary.get('full', 0)}, partly: {summary.get('partial', 0)}, "
-        f"not at all: {summary.get('none', 0)}"
+        f"blocked fully: {summary['full']}, partly: {summary['partial']}, not at all: {summary['none']}"
     )
-    for unknown in report.get("unknown_agents", ()):
-        hint = f" (did you mean {unknown['suggestion']}?)" if unknown.get("suggestion") else ""
-        out.print(f"line {unknown['line']}: '{unknown['token']}' is not a known crawler{hint}")
+    for unknown in report.unknown_agents:
+        hint = f" (did you mean {unknown.suggestion}?)" if unknown.suggestion else ""
+        out.print(f"line {unknown.line}: '{unknown.token}' is not a known crawler{hint}")
 
 
 def cmd_audit(args: argparse.Namespace, out: Output) -> int:
@@ -62,6 +64,6 @@ def cmd_audit(args: argparse.Namespace, out: Output) -> int:
     if out.json:
         body = {"robots": args.robots, "source": loaded.origin.to_json(), "report": report.to_dict()}
         return out.document("audit", body, OK)
-    _render_audit(out, report.to_dict())
+    _render_audit(out, report)
     print_origins(out, [loaded.origin])
     return OK

@@ -1,17 +1,21 @@
 """`robotskit cache info` and `robotskit cache clear [HOST]`: the CLI's robots.txt cache and Gemini pins.
 
 Both honour `--cache` (a SQLite file or a cache URL); the pins live beside the SQLite cache.
-`clear HOST` forgets that host's robots.txt for every scheme (or just one authority when HOST
-is a URL) and its Gemini certificate pin, so a legitimately changed certificate is trusted again.
+`clear HOST[:PORT]` forgets that host's robots.txt for every scheme and port (only PORT when
+given; one authority when HOST is a URL) and its Gemini certificate pins, so a legitimately
+changed certificate is trusted again. Backends that cannot list their entries (Redis) forget the
+host on its default ports only.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Sized
 from urllib.parse import urlsplit
 
-from robotskit.cache import open_cache
+from robotskit.cache import Cache, MemoryCache, SQLiteCache, open_cache
+from robotskit.cli._origin import of_entry
 from robotskit.cli._output import Output
 from robotskit.cli._sources import OK, CliError, cache_spec, pins_path
 from robotskit.errors import InvalidURL
@@ -33,29 +37,94 @@ def add_cache_command(sub: argparse._SubParsersAction[argparse.ArgumentParser], 
     cache = sub.add_parser(
         "cache",
         help="show or clear the robots.txt cache",
+        description="Show or clear the cache the other commands answer from, and the Gemini pins.",
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
-    info = actions.add_parser("info", parents=[where], help="where the cache is and what it holds")
+    info = actions.add_parser(
+        "info", parents=[where], help="where the cache is and what it holds", epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
     info.set_defaults(handler=cmd_cache)
-    clear = actions.add_parser("clear", parents=[where], help="forget every cached file, or one host's")
+    clear = actions.add_parser(
+        "clear", parents=[where], help="forget every cached file, or one host's", epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
     clear.add_argument(
-        "host", nargs="?", metavar="HOST", help="a host (every scheme) or a URL (its authority)"
+        "host", nargs="?", metavar="HOST", help="HOST[:PORT] (every scheme) or a URL (its authority)"
     )
     clear.set_defaults(handler=cmd_cache)
 
 
-def _authorities(host: str) -> list[str]:
-    """The cache keys HOST stands for: a URL's own authority, or the host under every scheme."""
+def _listing(cache: Cache) -> list[str] | None:
+    """Every cached authority, when the backend can list them."""
+    return cache.authorities() if isinstance(cache, (MemoryCache, SQLiteCache)) else None
+
+
+def _matching(host: str, cache: Cache) -> list[str]:
+    """The cache keys HOST stands for: a URL's own authority, else the host on every scheme (and port)."""
     try:
         if "://" in host:
             return [authority_key(host)]
-        if not host or "/" in host or not urlsplit(f"//{host}").hostname:
+        parts = urlsplit(f"//{host}")
+        if not host or "/" in host or not parts.hostname:
             raise CliError(f"{host!r} is not a host name or a URL")
-        return [authority_key(f"{scheme}://{host}/") for scheme in _SCHEMES]
-    except InvalidURL as exc:
+        keys = {authority_key(f"{scheme}://{host}/") for scheme in _SCHEMES}
+        name = urlsplit(next(iter(keys))).hostname
+    except (InvalidURL, ValueError) as exc:
         raise CliError(f"{host!r} is not a host name or a URL: {exc}") from exc
+    for key in _listing(cache) or ():
+        other = urlsplit(key)
+        if other.hostname == name and (parts.port is None or other.port == parts.port):
+            keys.add(key)
+    return sorted(keys)
+
+
+def _forget_pins(store: TofuStore, host: str) -> list[str]:
+    """Forget the Gemini pins of HOST: every port of a bare host, else the port HOST names."""
+    parts = urlsplit(host if "://" in host else f"//{host}")
+    if "://" in host and parts.scheme.lower() != "gemini":
+        return []
+    name, port = (parts.hostname or "").lower(), parts.port
+    forgotten = []
+    for key in store.pins():
+        pinned_host, _, pinned_port = key.rpartition(":")
+        if pinned_host.strip("[]") == name and (port is None or str(port) == pinned_port):
+            store.forget(pinned_host.strip("[]"), int(pinned_port))
+            forgotten.append(f"pin {key}")
+    return forgotten
+
+
+def _info(out: Output, spec: str, cache: Cache, pins: TofuStore, pins_file: str | None) -> int:
+    now = time.time()
+    listing = _listing(cache)
+    entries = []
+    for key in listing or ():
+        entry = cache.get(key)
+        if entry is not None:
+            origin = of_entry(entry, now + 1, now)  # nothing here was fetched by this command
+            entries.append({"authority": key, **origin.to_json()})
+    count = len(cache) if isinstance(cache, Sized) else None
+    pinned = sorted(pins.pins())
+    if out.json:
+        body = {
+            "action": "info",
+            "cache": spec,
+            "entries": count,
+            "authorities": entries if listing is not None else None,
+            "pins": pins_file,
+            "pinned_hosts": pinned,
+        }
+        return out.document("cache", body, OK)
+    out.print(f"cache     {spec}")
+    out.print(f"entries   {count if count is not None else 'not counted by this backend'}")
+    for item in entries:
+        age = item["age_seconds"]
+        minutes = f"{float(age) / 60:.0f} min" if isinstance(age, float | int) else "-"
+        out.print(f"  {item['authority']}  {item['kind']}, {minutes} old ({item['reason']})")
+    out.print(f"pins      {pins_file or 'in memory'} ({len(pinned)} Gemini certificate(s) pinned)")
+    return OK
 
 
 def cmd_cache(args: argparse.Namespace, out: Output) -> int:
@@ -66,34 +135,20 @@ def cmd_cache(args: argparse.Namespace, out: Output) -> int:
     try:
         pins = TofuStore(path) if path is not None and path.exists() else TofuStore()
         if args.action == "info":
-            entries = len(cache) if isinstance(cache, Sized) else None
-            pinned = sorted(pins.pins())
-            body = {
-                "cache": spec,
-                "entries": entries,
-                "pins": str(path) if path is not None else None,
-                "pinned_hosts": pinned,
-            }
-            if out.json:
-                return out.document("cache", {"action": "info", **body}, OK)
-            out.print(f"cache     {spec}")
-            out.print(f"entries   {entries if entries is not None else 'not counted by this backend'}")
-            out.print(f"pins      {path} ({len(pinned)} Gemini certificate(s) pinned)")
-            return OK
+            return _info(out, spec, cache, pins, str(path) if path is not None else None)
         if args.host is None:
             cache.clear()
             if path is not None and path.exists():
-                TofuStore(path).clear()
+                pins.clear()
             removed: list[str] = ["everything"]
         else:
             removed = []
-            for key in _authorities(args.host):
+            for key in _matching(args.host, cache):
                 if cache.get(key) is not None:
                     removed.append(key)
                 cache.delete(key)
-                parts = urlsplit(key)
-                if parts.scheme == "gemini" and parts.hostname and path is not None and path.exists():
-                    TofuStore(path).forget(parts.hostname, parts.port or 1965)
+            if path is not None and path.exists():
+                removed += _forget_pins(pins, args.host)
         if out.json:
             return out.document("cache", {"action": "clear", "cache": spec, "removed": removed}, OK)
         if args.host is None:

@@ -58,6 +58,8 @@ def check_url(url: str) -> None:
     URL with a scheme and host, or a path starting with `/`. `checkout` is neither a host nor a path."""
     if url.startswith("/") or (is_url(url) and urlsplit(url).hostname):
         return
+    if not url.strip():
+        raise CliError("an empty URL: give an absolute URL or a path starting with /")
     if "://" in url:
         raise CliError(f"{url!r}: unsupported or hostless URL (use {', '.join(URL_SCHEMES)} with a host)")
     token = product_token(url)
@@ -113,6 +115,8 @@ def _on_authority(source: str | None, url: str) -> str:
 
 def cmd_check(args: argparse.Namespace, out: Output) -> int:
     source, urls = split_targets(args.targets, args.robots)
+    if args.urls == "-" and source == "-":
+        raise CliError("ROBOTS and --urls cannot both be - (stdin can be read once)")
     if args.urls:
         urls += read_url_file(args.urls)
     if not urls:
@@ -171,10 +175,12 @@ def _group_reason(group: Group | None, token: str, profile: str) -> str:
         for line, raw in reversed(list(zip(group.agent_lines, group.raw_agents, strict=True)))
     }
     if token != "*" and token.lower() in lines:
-        return f"line {lines[token.lower()]} names '{token}'"
+        line = lines[token.lower()]
+        return f"names '{token}'" if line == group.line else f"line {line} names '{token}'"
     if "*" in lines:
         why = "" if token == "*" else f": no group names '{token}'"
-        return f"the '*' group (line {lines['*']}){why}"
+        at = "" if lines["*"] == group.line else f" (line {lines['*']})"
+        return f"the '*' group{at}{why}"
     return f"names '{token}'"
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from robotskit.audit.diff import diff_verdicts
+from robotskit.cli._check import check_url
 from robotskit.cli._output import Output, numbered, rule_label, verdict_text
 from robotskit.cli._sources import FOUND, OK, CliError, agents_of, load_file, read_url_file
 from robotskit.core.model import Decision
@@ -29,14 +30,16 @@ def _deciding(out: Output, label: str, robots: RobotsTxt, decision: Decision) ->
 
 
 def cmd_diff(args: argparse.Namespace, out: Output) -> int:
-    if args.old == "-" and args.new == "-":
-        raise CliError("OLD and NEW cannot both be - (stdin can be read once)")
+    if [args.old, args.new, args.urls].count("-") > 1:
+        raise CliError("only one of OLD, NEW and --urls can be - (stdin can be read once)")
     old_loaded, new_loaded = load_file(args.old, args), load_file(args.new, args)
     old, new = old_loaded.robots, new_loaded.robots
     assert old is not None and new is not None  # load_file raises when a fetch gave no file
     urls = read_url_file(args.urls) if args.urls else []
     if args.urls and not urls:
         raise CliError(f"no URL in {args.urls}")
+    for url in urls:
+        check_url(url)
     result = diff_verdicts(old, new, urls, agents_of(args, required=False), profile=args.profile)
     code = FOUND if result.changes else OK
     if out.json:

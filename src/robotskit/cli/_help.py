@@ -49,6 +49,11 @@ _EXAMPLES = {
         "robotskit diff old.txt new.txt --urls urls.txt --agent Googlebot --agent GPTBot",
         "git show HEAD:robots.txt | robotskit diff - robots.txt --json",
     ],
+    "batch": [
+        "robotskit batch crawl.warc.gz --out results.parquet",
+        "robotskit batch robots-dir/ hosts.txt --agents agents.txt --scheduler sync",
+        "robotskit batch report results.parquet",
+    ],
     "cache": [
         "robotskit cache info",
         "robotskit cache clear example.com",

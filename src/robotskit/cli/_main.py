@@ -7,6 +7,7 @@ for, and replaced by a stub that explains the missing extra when it cannot be im
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 
@@ -19,7 +20,7 @@ from robotskit.cli._diff import cmd_diff
 from robotskit.cli._fetch import cmd_fetch
 from robotskit.cli._help import epilog
 from robotskit.cli._lint import cmd_lint
-from robotskit.cli._output import Output
+from robotskit.cli._output import WARNINGS, Output
 from robotskit.cli._serve import add_serve
 from robotskit.cli._sources import ERROR, CliError, default_cache_path
 from robotskit.core.profiles import PROFILES
@@ -44,7 +45,10 @@ def _add_batch(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], 
         except ImportError as exc:
             error = str(exc)
         else:
-            add_parser(subparsers)
+            batch = add_parser(subparsers)
+            # Like every subcommand, its --help ends with examples and the exit codes.
+            batch.epilog = epilog("batch")
+            batch.formatter_class = argparse.RawDescriptionHelpFormatter
             return
     stub = subparsers.add_parser(
         "batch", help="audit many robots.txt files (needs robotskit[batch])", add_help=False
@@ -59,6 +63,17 @@ def _run_batch(argv: list[str]) -> int:
     subparsers = parser.add_subparsers(dest="command")
     _add_batch(subparsers, real=True)
     return _dispatch(parser, argv)
+
+
+def _seconds(text: str) -> float:
+    """A timeout: a finite number of seconds above zero (NaN and infinity would never expire)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
 
 
 _Opts = dict[str, argparse.ArgumentParser]
@@ -81,7 +96,9 @@ def _options() -> _Opts:
     fetching.add_argument(
         "--refresh", action="store_true", help="fetch robots.txt again even if the cached copy is fresh"
     )
-    fetching.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
+    fetching.add_argument(
+        "--timeout", type=_seconds, default=10.0, help="total seconds per request (default 10)"
+    )
     fetching.add_argument("--user-agent", help="User-Agent header sent when fetching")
     agent = argparse.ArgumentParser(add_help=False)
     agent.add_argument(
@@ -247,9 +264,26 @@ def _version() -> str:
         return "unknown"
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """parse_args, except that URLs may follow options: `check robots.txt --agent A /x`.
+
+    argparse fills a `nargs="*"` positional once, so positionals after an option come back as
+    unrecognized; for commands with [ROBOTS] URL... they are appended in order. Anything else
+    unrecognized (an unknown option) is still a usage error.
+    """
+    args, extras = parser.parse_known_args(argv)
+    targets = vars(args).get("targets")
+    if extras and isinstance(targets, list) and not any(e.startswith("-") and e != "-" for e in extras):
+        targets.extend(extras)
+    elif extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    WARNINGS.clear()
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help / --version
         return exc.code if isinstance(exc.code, int) else ERROR
     handler: Callable[..., int] | None = getattr(args, "handler", None) or getattr(args, "func", None)
@@ -268,9 +302,10 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 
 
 def _fail(out: Output, args: argparse.Namespace, message: str) -> int:
+    """One line on stderr, always; with --json also the error document on stdout."""
+    out.err.print(Text(f"robotskit: error: {message}", style="bold red"))
     if out.json:
         return out.document(str(args.command), {"error": message}, ERROR)
-    out.err.print(Text(f"robotskit: error: {message}", style="bold red"))
     return ERROR
 
 

@@ -67,6 +67,8 @@ class Origin:
         if self.kind == STDIN:
             return "standard input"
         age = _ago(self.age_seconds or 0.0)
+        if self.kind == FETCHED and self.outcome == "unreachable":
+            return f"{self.location}, fetch failed now ({self.reason}): unreachable, everything disallowed"
         if self.kind == FETCHED:
             return f"{self.location}, fetched now ({self.reason or self.outcome})"
         if self.kind == CACHED:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "JSON_VERSION",
     "PROGRESS_MIN",
+    "WARNINGS",
     "Output",
     "decision_json",
     "entry_json",
@@ -33,11 +34,21 @@ __all__ = [
     "rule_label",
     "source_line",
     "verdict_text",
+    "warn",
 ]
 
 JSON_VERSION = 2  # bumped only on incompatible changes to a --json document (2: "source" is an object)
 PROGRESS_MIN = 20  # show a progress bar from this many URLs (on a terminal only)
 _T = TypeVar("_T")
+
+#: The warnings of the command running now (cleared for each command by the dispatcher).
+WARNINGS: list[str] = []
+
+
+def warn(message: str) -> None:
+    """Say on stderr what was assumed about an input that could mean more than one thing."""
+    WARNINGS.append(message)
+    sys.stderr.write(f"robotskit: warning: {message}\n")
 
 
 class Output:
@@ -53,7 +64,10 @@ class Output:
         self.out.print(*parts)
 
     def document(self, command: str, body: dict[str, Any], exit_code: int) -> int:
-        doc = {"command": command, "version": JSON_VERSION, **body, "exit_code": exit_code}
+        doc = {"command": command, "version": JSON_VERSION, **body}
+        if WARNINGS:  # what was assumed about the input (also said on stderr)
+            doc["warnings"] = list(WARNINGS)
+        doc["exit_code"] = exit_code
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return exit_code
 

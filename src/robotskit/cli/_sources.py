@@ -17,12 +17,13 @@ from urllib.parse import urlsplit
 
 import robotskit
 from robotskit.cli._origin import FILE, STDIN, Origin, fetch_entry
-from robotskit.core.agents import MERGE, product_token
+from robotskit.cli._output import warn
+from robotskit.core.agents import GEMINI_PURPOSES, MERGE, product_token
 from robotskit.core.crawlers import load_crawlers
 from robotskit.core.profiles import profile_for_url
 from robotskit.errors import FetchError
 from robotskit.fetch.gemini import TofuStore
-from robotskit.policy.authority import authority_key
+from robotskit.policy.authority import authority_key, robots_txt_url
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -93,7 +94,7 @@ def is_url(text: str) -> bool:
 
 
 def is_robots_url(text: str) -> bool:
-    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (SPEC.md 6)."""
+    """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (RFC 9309 2.3)."""
     return is_url(text) and urlsplit(text).path == "/robots.txt"
 
 
@@ -114,11 +115,16 @@ def split_targets(targets: Sequence[str], robots: str | None) -> tuple[str | Non
 
 def read_local(source: str) -> bytes:
     if source == "-":
-        stream = sys.stdin
-        buffer = getattr(stream, "buffer", None)
-        return buffer.read() if buffer is not None else stream.read().encode("utf-8")
+        return sys.stdin.buffer.read()
     try:
         return Path(source).read_bytes()
+    except FileNotFoundError as exc:
+        # `check example.com /x`: a host name is not a file; say what to write instead.
+        if "/" not in source and "." in source.strip("."):
+            raise CliError(
+                f"cannot read {source}: no such file (for a site, give https://{source}/robots.txt)"
+            ) from exc
+        raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
 
@@ -233,11 +239,6 @@ def load(source: str, args: argparse.Namespace, client: CliClient | None = None)
     return Loaded(source, robotskit.parse(read_local(source), profile), origin)
 
 
-def warn(message: str) -> None:
-    """Say on stderr what was assumed about an input that could mean more than one thing."""
-    sys.stderr.write(f"robotskit: warning: {message}\n")
-
-
 def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
     """The one place an `--agent` string becomes the agent judged (with --purpose/--alias/--combine).
 
@@ -247,6 +248,11 @@ def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
     stripped = text.strip()
     if not stripped:
         raise CliError("--agent is empty: give the crawler's product token, e.g. --agent MyBot")
+    if "://" in stripped or stripped.startswith("/"):
+        raise CliError(
+            f"--agent {text!r} looks like a URL or a path, not a crawler's product token "
+            "(were --agent and a URL swapped?)"
+        )
     token = product_token(stripped)
     if not token:
         raise CliError(f"--agent {text!r} has no product token (letters, digits, '-' or '_')")
@@ -257,6 +263,9 @@ def agent_value(text: str, args: argparse.Namespace) -> str | robotskit.Agent:
         )
     purposes = tuple(getattr(args, "purpose", None) or ())
     aliases = tuple(getattr(args, "alias", None) or ())
+    for alias in aliases:
+        if not product_token(alias) or product_token(alias) != alias.strip():
+            raise CliError(f"--alias {alias!r} is not a product token (letters, digits, '-' or '_')")
     fallbacks = _table_fallbacks(token)
     if not purposes and not aliases and not fallbacks:
         return token
@@ -280,9 +289,14 @@ def _table_fallbacks(token: str) -> tuple[str, ...]:
 def agents_of(args: argparse.Namespace, *, required: bool = True) -> list[str | robotskit.Agent]:
     """Every `--agent` (repeatable: each is judged separately), in the order given, duplicates dropped."""
     given: list[str] = list(getattr(args, "agent", None) or ())
+    for purpose in getattr(args, "purpose", None) or ():
+        if purpose.lower() not in GEMINI_PURPOSES:
+            raise CliError(f"unknown --purpose {purpose!r}: purposes are {', '.join(GEMINI_PURPOSES)}")
     if not given:
         if required:
             raise CliError("give the crawler's product token with --agent NAME")
+        if getattr(args, "purpose", None) or getattr(args, "alias", None):
+            raise CliError("--purpose and --alias describe an --agent: give --agent NAME too")
         return []
     agents: dict[str | robotskit.Agent, None] = {}
     for text in given:
@@ -309,7 +323,13 @@ def read_url_file(path: str) -> list[str]:
 
 
 def load_file(source: str, args: argparse.Namespace) -> Loaded:
-    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2)."""
+    """Read ROBOTS for a command that needs the file itself; a fetch that gave none is an error (exit 2).
+
+    A URL that is not a robots.txt (`lint https://example.com/shop`) stands for the robots.txt
+    of its authority; a warning says which file that is.
+    """
+    if is_url(source) and not is_robots_url(source):
+        warn(f"{source} is not a robots.txt URL: using {robots_txt_url(source)}, which governs it")
     loaded = load(source, args)
     if loaded.robots is None:
         reason = loaded.entry.reason if loaded.entry else "no file"

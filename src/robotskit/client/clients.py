@@ -117,7 +117,27 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
 
     def allowed(self, url: str, agent: str | Agent | None = None) -> bool:
         """May the agent fetch `url`? Fetches and caches robots.txt as needed."""
-        return self.decide(url, agent).allowed
+        # The common call, inlined: the client's agent, the authority asked last, the cache
+        # unchanged since and the entry fresh; its parsed file answers from the check it keeps
+        # ready for the agent (see ClientBase._ready_answer for the general case).
+        ready = self._last_ready
+        if (
+            agent is None
+            and type(url) is str
+            and url.startswith(ready.prefix)
+            and ready.generation == self._generations.generation
+            and self._clock() < ready.expires_at
+        ):
+            robots = ready.robots()
+            if robots is not None:
+                return robots.allowed(url, self._core.agent)
+        answer = self._ready_answer(url, agent)
+        if answer is not None:
+            return answer
+        generation = self._generations.generation
+        entry = self.lookup(url)
+        self._keep_ready(url, entry, generation)
+        return self._core.decide(entry, url, agent).allowed
 
     def crawl_delay(self, url: str, agent: str | Agent | None = None) -> float | None:
         """The crawl-delay (seconds) that `url`'s robots.txt sets for the agent, if any."""
@@ -133,6 +153,7 @@ class RobotsClient(ClientBase[Fetcher, _Flight]):
         A closed client raises `ClientClosed` when used again.
         """
         self._core.closed = True
+        self._forget_ready()  # `allowed` must not answer from a closed client's hosts
         for adapter in self._core.created.values():
             close = getattr(adapter, "close", None)
             if callable(close):
@@ -220,7 +241,27 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
 
     async def allowed(self, url: str, agent: str | Agent | None = None) -> bool:
         """May the agent fetch `url`? Fetches and caches robots.txt as needed."""
-        return (await self.decide(url, agent)).allowed
+        # The common call, inlined: the client's agent, the authority asked last, the cache
+        # unchanged since and the entry fresh; its parsed file answers from the check it keeps
+        # ready for the agent (see ClientBase._ready_answer for the general case).
+        ready = self._last_ready
+        if (
+            agent is None
+            and type(url) is str
+            and url.startswith(ready.prefix)
+            and ready.generation == self._generations.generation
+            and self._clock() < ready.expires_at
+        ):
+            robots = ready.robots()
+            if robots is not None:
+                return robots.allowed(url, self._core.agent)
+        answer = self._ready_answer(url, agent)
+        if answer is not None:
+            return answer
+        generation = self._generations.generation
+        entry = await self.lookup(url)
+        self._keep_ready(url, entry, generation)
+        return self._core.decide(entry, url, agent).allowed
 
     async def crawl_delay(self, url: str, agent: str | Agent | None = None) -> float | None:
         """The crawl-delay (seconds) that `url`'s robots.txt sets for the agent, if any."""
@@ -236,6 +277,7 @@ class AsyncRobotsClient(ClientBase[AsyncFetcher, asyncio.Future[RobotsEntry]]):
         A closed client raises `ClientClosed` when used again.
         """
         self._core.closed = True
+        self._forget_ready()  # `allowed` must not answer from a closed client's hosts
         for adapter in self._core.created.values():
             closer = getattr(adapter, "aclose", None) or getattr(adapter, "close", None)
             if callable(closer):

@@ -11,24 +11,61 @@ from __future__ import annotations
 import importlib
 import logging
 import math
+import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
-from typing import ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, NamedTuple, TypeVar
 from urllib.parse import urlsplit
 
-from robotskit.cache import Cache, open_cache
+from robotskit.cache import Cache, MemoryCache, open_cache
 from robotskit.core.agents import Agent, as_agent, product_token
 from robotskit.core.model import Decision
 from robotskit.core.profiles import get_profile
+from robotskit.document import RobotsTxt, parse
 from robotskit.errors import ClientClosed, FetchError, InvalidArgument
 from robotskit.policy.authority import authority_key
+from robotskit.policy.classify import Outcome
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
 
 __all__ = ["ClientBase", "ClientCore", "wrap_foreign_error", "wrap_os_error"]
 
 log = logging.getLogger("robotskit.client")
+
+# A URL's scheme://authority as `urlsplit` reads it, when it holds no space or control character
+# (which `authority_key` would strip or refuse): URLs with the same one have the same authority key.
+_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s\x00-\x20\x7f]*(?=[/?#]|\Z)")
+# Authorities a client keeps ready for `allowed` (cleared when full).
+_MAX_READY = 1024
+
+
+class _Ready(NamedTuple):
+    """One authority `allowed` can answer for without a lookup (see ClientBase._ready_answer).
+
+    The parsed file and its check are held weakly: the bounded parse memo owns them, so what a
+    client keeps per host is a few strings (when the memo drops a parse, `allowed` looks it up).
+    """
+
+    prefix: str  # scheme://authority/ as the URLs write it
+    key: str  # the cache key
+    expires_at: float  # the entry's
+    generation: int  # the MemoryCache's generation when the entry was last seen in it
+    # the entry's parsed file, which keeps the client's agent's check ready (RobotsTxt.allowed)
+    robots: Callable[[], RobotsTxt | None]
+
+
+def _gone() -> None:
+    return None
+
+
+_NO_MEMORY = MemoryCache(1)
+# What answers for a host without a robots.txt (RFC 9309 2.3.1.3, e.g. a 404): `decide` allows
+# every URL, and so does an empty file.
+_ALLOW_ALL = parse(b"")
+# No URL starts with a NUL, so this one never matches.
+_NOT_READY = _Ready("\x00", "", 0.0, -1, _gone)
 
 # scheme -> (module, sync class, async class); imported lazily (httpx is heavy and optional here)
 _ADAPTERS: dict[str, tuple[str, str, str]] = {
@@ -67,6 +104,14 @@ class ClientCore(Generic[F]):
         probe_5xx: bool = False,
     ) -> None:
         as_agent(agent)  # validates: a string or an Agent
+        for name, value, kinds in (
+            ("user_agent", user_agent, (str, type(None))),
+            ("profile", profile, (str, type(None))),
+            ("timeout", timeout, (int, float)),
+            ("max_bytes", max_bytes, (int,)),
+        ):
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                raise TypeError(f"{name} has the wrong type: {type(value).__name__}")
         if profile is not None:
             get_profile(profile)  # raises UnknownProfile early, not at the first decision
         if max_bytes < DEFAULT_MAX_BYTES:
@@ -206,6 +251,79 @@ class ClientBase(Generic[F, W]):
         # across threads (an event loop's tasks need no lock).
         self._flights: dict[str, W] = {}
         self._mutex = threading.Lock()
+        # `allowed` on a cached host: per authority, the entry and its parsed file, whose check
+        # for the agent is kept ready by the file itself. Used while the cache still holds that
+        # very entry and it is fresh, so a replaced, deleted or expired entry is never answered
+        # from; only for a MemoryCache, whose `get` is cheap and returns the object it was given.
+        cache = self._core.cache
+        self._memory: MemoryCache | None = cache if isinstance(cache, MemoryCache) else None
+        # the cache whose generation `allowed` compares (a stand-in, never changed, without one)
+        self._generations: MemoryCache = self._memory if self._memory is not None else _NO_MEMORY
+        self._clock = self._core.clock
+        # the authority `allowed` was last answered for: its prefix ends in "/" (one `startswith`)
+        self._last_ready: _Ready = _NOT_READY
+        self._ready: dict[str, _Ready] = {}
+
+    def _ready_answer(self, url: str, agent: str | Agent | None) -> bool | None:
+        """`allowed` answered from a ready authority, or None: take the full path (`decide`).
+
+        A ready authority answers while its entry is fresh and the cache still holds an entry with
+        the same parsed file: checked with a `get` (which also keeps it recent in the LRU) whenever
+        the cache changed since (its generation), so a deleted, replaced or expired entry is never
+        answered from.
+        """
+        memory = self._memory
+        if memory is None or not self._ready or not isinstance(url, str):
+            return None
+        if agent is not None and not isinstance(agent, (str, Agent)):
+            return None  # the full path says what is wrong with it
+        found = _PREFIX.match(url)
+        ready = self._ready.get(found[0]) if found is not None else None
+        if ready is None:
+            return None
+        robots = ready.robots()
+        if robots is None:
+            return None
+        generation = memory.generation  # read before the get: a put in between re-checks next time
+        if ready.generation != generation:
+            # the cache changed: still an entry for this host, fresh, with this very parse (the
+            # parse memo is keyed by body, so an equal body answers equally)?
+            entry = memory.get(ready.key)
+            if entry is None or self._answering(entry) is not robots:
+                return None
+            ready = ready._replace(generation=generation, expires_at=entry.expires_at)
+            self._ready[ready.prefix[:-1]] = ready
+        if not self._clock() < ready.expires_at:
+            return None
+        self._last_ready = ready
+        # equal to decide(...).allowed: with a parsed file, `decide` answers from it (fresh or stale)
+        return robots.allowed(url, self._core.agent if agent is None else agent)
+
+    def _forget_ready(self) -> None:
+        self._last_ready = _NOT_READY
+        self._ready.clear()
+
+    def _answering(self, entry: RobotsEntry) -> RobotsTxt | None:
+        """The parsed file whose `allowed` equals `decide(entry, ...).allowed`, if there is one
+        (none for an unreachable host: its answer depends on the path in another way)."""
+        robots = entry.parsed(self._core.profile)
+        if robots is None and entry.outcome is Outcome.UNAVAILABLE:
+            return _ALLOW_ALL
+        return robots
+
+    def _keep_ready(self, url: str, entry: RobotsEntry, generation: int) -> None:
+        """Remember `entry`, looked up for `url` when the cache was at `generation`, for `allowed`."""
+        if self._memory is None:
+            return
+        found = _PREFIX.match(url)
+        robots = self._answering(entry)
+        if found is None or robots is None:
+            return
+        if len(self._ready) >= _MAX_READY:
+            self._ready.clear()
+        prefix = found[0]
+        ready = _Ready(prefix + "/", entry.authority, entry.expires_at, generation, weakref.ref(robots))
+        self._ready[prefix] = self._last_ready = ready
 
     @property
     def agent(self) -> str | Agent:

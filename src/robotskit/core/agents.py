@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from robotskit.core.crawlers import load_crawlers
@@ -41,6 +41,8 @@ def product_token(user_agent: str) -> str:
     RFC 9309 2.2.1 asks crawlers to match on the product token: `MyBot/2.1 (+https://x)` -> `MyBot`.
     `*` stays `*`. Case is kept; matching is case-insensitive.
     """
+    if not isinstance(user_agent, str):
+        raise TypeError(f"user_agent must be a str, not {type(user_agent).__name__}")
     text = user_agent.strip()
     if text == "*":
         return "*"
@@ -51,30 +53,62 @@ def product_token(user_agent: str) -> str:
 def _as_tuple(values: Iterable[str] | str, what: str) -> tuple[str, ...]:
     if isinstance(values, str):
         values = (values,)
-    result = tuple(values)
+    try:
+        result = tuple(values)
+    except TypeError:
+        raise TypeError(f"{what} must be an iterable of str, not {type(values).__name__}") from None
     for value in result:
         if not isinstance(value, str):
-            raise InvalidArgument(f"{what} must be strings, got {value!r}")
+            raise TypeError(f"{what} must hold str values, not {type(value).__name__} ({value!r})")
     return result
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Agent:
     """A crawler identity: a product token (or a full user-agent string), purposes and aliases.
 
     `token` may be None for an anonymous Gemini client that only declares purposes.
     `purposes` are Gemini virtual agents (`archiver`, `indexer`, `researcher`, `webproxy`); web
-    profiles ignore them. `aliases` are further tokens the crawler obeys (e.g. `googlebot` for
+    profiles ignore them, and any other purpose is a ValueError (a typo would silently judge
+    nothing). `aliases` are further tokens the crawler obeys (e.g. `googlebot` for
     `googlebot-news`); `combine` says how their groups combine in web profiles. `fallbacks`
     are tokens tried in order only when no group names the token or an alias: the first one
-    that a group names decides (see `Agent.crawler`).
+    that a group names decides (see `Agent.crawler`). Any iterable of strings (a list, a tuple)
+    is accepted for `purposes`, `aliases` and `fallbacks`; they are stored as tuples. A wrong
+    type is a TypeError naming the parameter.
     """
 
     token: str | None
-    purposes: tuple[str, ...] = field(default=())
-    aliases: tuple[str, ...] = field(default=())
-    combine: str = MERGE
-    fallbacks: tuple[str, ...] = field(default=())
+    purposes: tuple[str, ...]
+    aliases: tuple[str, ...]
+    combine: str
+    fallbacks: tuple[str, ...]
+
+    def __init__(
+        self,
+        token: str | None,
+        purposes: Iterable[str] = (),
+        aliases: Iterable[str] = (),
+        combine: str = MERGE,
+        fallbacks: Iterable[str] = (),
+    ) -> None:
+        if token is not None and not isinstance(token, str):
+            raise TypeError(f"token must be a str or None, not {type(token).__name__}")
+        chosen = tuple(p.lower() for p in _as_tuple(purposes, "purposes"))
+        unknown = [p for p in chosen if p not in GEMINI_PURPOSES]
+        if unknown:
+            raise InvalidArgument(
+                f"unknown purpose {unknown[0]!r}: purposes are {', '.join(GEMINI_PURPOSES)}"
+            )
+        if not isinstance(combine, str):
+            raise TypeError(f"combine must be a str, not {type(combine).__name__}")
+        if combine not in (MERGE, MOST_RESTRICTIVE):
+            raise InvalidArgument(f"combine must be {MERGE!r} or {MOST_RESTRICTIVE!r}, got {combine!r}")
+        object.__setattr__(self, "token", token)
+        object.__setattr__(self, "purposes", chosen)
+        object.__setattr__(self, "aliases", _as_tuple(aliases, "aliases"))
+        object.__setattr__(self, "combine", combine)
+        object.__setattr__(self, "fallbacks", _as_tuple(fallbacks, "fallbacks"))
 
     @classmethod
     def crawler(cls, name: str) -> Agent:
@@ -85,19 +119,12 @@ class Agent:
         bundled crawler table case-insensitively; a crawler without a documented chain is a
         plain token. Raises ValueError (InvalidArgument) naming `name` when it is not in the table.
         """
-        crawler = load_crawlers().get(name) if isinstance(name, str) else None
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        crawler = load_crawlers().get(name)
         if crawler is None:
             raise InvalidArgument(f"unknown crawler {name!r}: not in the bundled crawler table")
         return cls(crawler.token, fallbacks=crawler.fallbacks)
-
-    def __post_init__(self) -> None:
-        if self.token is not None and not isinstance(self.token, str):
-            raise InvalidArgument(f"agent token must be a string or None, got {self.token!r}")
-        object.__setattr__(self, "purposes", tuple(p.lower() for p in _as_tuple(self.purposes, "purposes")))
-        object.__setattr__(self, "aliases", _as_tuple(self.aliases, "aliases"))
-        object.__setattr__(self, "fallbacks", _as_tuple(self.fallbacks, "fallbacks"))
-        if self.combine not in (MERGE, MOST_RESTRICTIVE):
-            raise InvalidArgument(f"combine must be {MERGE!r} or {MOST_RESTRICTIVE!r}, got {self.combine!r}")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -113,7 +140,7 @@ def as_agent(agent: str | Agent | None) -> Agent:
         return _STAR
     if isinstance(agent, str):
         return _agent_from_string(agent)
-    raise InvalidArgument(f"agent must be a string or robotskit.Agent, got {type(agent).__name__}")
+    raise TypeError(f"agent must be a str, a robotskit.Agent or None, not {type(agent).__name__}")
 
 
 @lru_cache(maxsize=1024)

@@ -23,7 +23,7 @@ from robotskit.core.url import (
     rfc_match_path,
     rfc_slow_match_path,
 )
-from robotskit.core.url_check import HOST_PREFIX, MAX_URL, UrlCheck, compile_url_check
+from robotskit.core.url_check import HOST_PREFIX, MAX_RULES, MAX_URL, UrlCheck, compile_url_check
 
 # Checks with one (profile, agent) before its rule set is compiled into one URL regex (_url_check).
 # Compiling costs about 0.5-2 ms (Python's regex compiler) and saves about 1 µs per check, so it
@@ -48,12 +48,22 @@ class Check:
     the check is compiled; a thread reading the old pair still gets a correct answer.
     """
 
-    __slots__ = ("after_miss", "url_match", "verdicts")
+    __slots__ = (
+        "__weakref__",
+        "after_miss",
+        "memo",
+        "url_match",
+        "verdicts",
+    )  # weak: a client keeps it per host
 
     def __init__(self, after_miss: Callable[[str], bool]) -> None:
         self.url_match: Matcher = _NO_MATCH
         self.verdicts = _NO_VERDICTS
         self.after_miss = after_miss
+        # The last (URL, verdict) asked of this check by an agent other than the last one: agents
+        # that share a group set share this check, so a file judged for many agents about one URL
+        # pays one verdict per distinct group set. One tuple, read and written atomically.
+        self.memo: tuple[str | None, bool] = (None, True)
 
     def compiled(self, url_check: UrlCheck) -> None:
         # verdicts first: a racing reader that sees the new matcher must see its verdicts
@@ -107,18 +117,23 @@ def make_checker(profile: Profile, plan: Plan) -> Check:
                 # as they are; letters spelt as escapes (`%7E`, `%41`) are decoded first, which
                 # is exact: only the escape step of the normalisation runs early (see
                 # `rfc_decode_escapes`), and decoding never moves the path's bounds.
-                hit = compiled.url_escaped(decode_escapes(url))
+                # (the property read apart from the call: mypyc would call the property's getter
+                # with the argument instead of the matcher it returns)
+                url_escaped = compiled.url_escaped
+                hit = url_escaped(decode_escapes(url))
                 if hit is not None:
                     return compiled.verdicts[hit.lastindex or 0]
             # (a URL over MAX_URL missed by length alone: its fast shapes may still apply)
             path = after_compiled(url) if len(url) <= MAX_URL else slow(url)
-            hit = compiled.path(path)
+            path_match = compiled.path
+            hit = path_match(path)
             if hit is not None:
                 return compiled.verdicts[hit.lastindex or 0]
         else:
             if calls < COMPILE_AFTER:
                 calls += 1
-                if calls == COMPILE_AFTER:  # a hot rule set: compile it (None if not worth it)
+                # a hot rule set: compile it (None if not worth it; a big set is not even built)
+                if calls == COMPILE_AFTER and rule_set.size <= MAX_RULES:
                     # The URLs a crawler asks one robots.txt about share this one's host.
                     host = HOST_PREFIX.match(url)
                     compiled = compile_url_check(rule_set.rules, profile, host[0] if host else "")

@@ -246,6 +246,8 @@ def lex(data: bytes | str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Line, ..
 
     Line numbers are 1-based and count every line, empty ones included, as Google reports them.
     """
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"data must be bytes or str, not {type(data).__name__}")
     body, _, _ = prepare(data, max_bytes)
     text = body.decode("latin-1")
     lines = split_lines(text)

@@ -222,6 +222,21 @@ class View:
             self._plans[key] = plan
         return plan
 
+    def group_set(self, profile: Profile, agent: str | Agent | None) -> tuple[int, ...] | None:
+        """The positions of the groups judging a plain agent (a string or None) under `profile`,
+        without building its plan; None when the agent's plan may judge more than one group set
+        (an `Agent` object, or the gemini profile's every-token judgement). Two plain agents with
+        the same positions have plans with the same rule sets (`_make_plan`, one judgement)."""
+        if profile.judge_every_token:
+            return None
+        if agent is None:
+            return self.global_groups
+        if type(agent) is not str:
+            return None
+        # `_groups_for([token])` for one token: an index entry is already its sorted positions
+        token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
+        return (self.index.get(token) if token != "*" else None) or self.global_groups
+
     def _caller_token(self, profile: Profile, name: str) -> str:
         # SPEC 1: rfc9309 reduces the caller's user agent to its product token; google compares it as given.
         return (product_token(name) if profile.reduce_caller_agent else name).lower()

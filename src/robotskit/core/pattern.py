@@ -15,8 +15,10 @@ remaining pattern could outrank the best match found.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import itemgetter, not_
 
 from robotskit.core.model import Rule
 
@@ -135,6 +137,15 @@ MANY_WILDCARDS = 16
 SMALL_RULE_SET = 32
 # Checks answered by a plain scan before the index is built.
 INDEX_AFTER = 4
+# A rule set of more rules than this gets the flat index (`_Flat`) on its first check: a few
+# C-level passes over its patterns, where a scan or the per-rule index would cost milliseconds.
+BIG_SET = 256
+# A flat index gives its wildcard and `$` rules the per-rule index this many at a time (a
+# chunk costs about a millisecond to index).
+SPECIAL_CHUNK = 48
+# The one-search pre-test for `/*X` rules is an alternation of their literals; compiling one of
+# more characters than this costs the regex compiler milliseconds, so they are tried one by one.
+MAX_NEEDLE_CHARS = 400
 # In "\n" + the "\n"-joined patterns of a rule set: a pattern that is empty or starts with
 # neither '/' nor '*'. Led by a literal, so the regex engine skips ahead to each "\n" in C.
 _UNMATCHABLE = re.compile(r"\n(?![/*])")
@@ -196,8 +207,11 @@ def _split_anywhere(
         else:
             always.append(entry)
     literal_test = None
+    needles = sorted({needle for _, needle in literal}, key=len, reverse=True)
+    if sum(map(len, needles)) > MAX_NEEDLE_CHARS:  # bounded compile: these are tried one by one
+        always = sorted([*always, *(entry for entry, _ in literal)], key=lambda item: _priority(item[0]))
+        literal = []
     if literal:
-        needles = sorted({needle for _, needle in literal}, key=len, reverse=True)
         literal_test = (re.compile("|".join(map(re.escape, needles))).search, tuple(e for e, _ in literal))
     suffix_test = None
     if suffixes:
@@ -239,6 +253,107 @@ class _Bucket:
         return _best_wildcard(self.wildcards, path, best, chars) if self.wildcards else best
 
 
+class _Flat:
+    """The index of a big rule set, built by C-level passes over its patterns (no Python step per rule).
+
+    Plain prefixes: one dict from pattern to the position of the rule that decides among equal
+    patterns (allow, then the earlier line), probed with the path's prefixes, longest first. A
+    dict hit is a match unless the pattern ends in `$` (a path with a literal `*` matches the same
+    pattern as a wildcard too). Wildcard and `$` rules get the per-rule index in chunks of
+    `SPECIAL_CHUNK`, one chunk per check from the INDEX_AFTER-th on, so no check pays for all of
+    them; the rules no chunk holds yet are scanned, trying only the patterns whose every literal
+    character occurs in the path (found with one `str.translate` over their text: a pattern can
+    only match a path that holds all its characters).
+    """
+
+    __slots__ = ("_calls", "_first", "_left", "_lengths", "_patterns", "_rule_at", "_special")
+
+    def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule]) -> None:
+        count = len(patterns)
+        first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
+        if len(first) < count:  # equal patterns: the rule that outranks the others decides
+            repeated = {pattern for pattern, seen in Counter(patterns).items() if seen > 1}
+            deciding: dict[str, Rule] = {}
+            for position in compress(range(count), map(repeated.__contains__, patterns)):
+                pattern = patterns[position]
+                rule = rule_at(position, pattern)
+                if _outranks(rule, deciding.get(pattern)):
+                    deciding[pattern] = rule
+                    first[pattern] = position
+        special = sorted(
+            {
+                *compress(range(count), map(str.__contains__, patterns, repeat("*"))),
+                *compress(range(count), map(str.endswith, patterns, repeat("$"))),
+            }
+        )
+        self._patterns = patterns
+        self._rule_at = rule_at
+        self._first = first
+        self._lengths = tuple(sorted(set(map(len, patterns)) - {0}, reverse=True))
+        self._special = special
+        self._calls = 0
+        # (indexed chunks, where the rest of `special` starts, the rest's patterns "\n"-joined):
+        # one tuple, replaced whole, so a racing thread reads a consistent state
+        self._left: tuple[tuple[RuleSet, ...], int, str] = (
+            (),
+            0,
+            "\n".join(map(patterns.__getitem__, special)),
+        )
+
+    def best(self, path: str) -> Rule | None:
+        best: Rule | None = None
+        first = self._first
+        path_length = len(path)
+        for length in self._lengths:
+            if length <= path_length:
+                prefix = path[:length]
+                position = first.get(prefix)
+                if position is not None and prefix[-1] != "$":
+                    best = self._rule_at(position, prefix)
+                    break
+        if not self._special:
+            return best
+        chunks, start, text = self._left
+        if start < len(self._special):
+            self._calls += 1
+            if self._calls >= INDEX_AFTER:  # index one more chunk: this check pays for one only
+                chunks, start, text = self._left = self._next_chunk(chunks, start)
+        chars = frozenset(path) if chunks and len(path) >= LONG_PATH else None  # once for all chunks
+        for chunk in chunks:
+            other = chunk._indexed_best(path, chars)
+            if other is not None and _outranks(other, best):
+                best = other
+        if text:
+            other = self._filtered_scan(path, start, text)
+            if other is not None and _outranks(other, best):
+                best = other
+        return best
+
+    def _next_chunk(self, chunks: tuple[RuleSet, ...], start: int) -> tuple[tuple[RuleSet, ...], int, str]:
+        patterns, special = self._patterns, self._special
+        end = start + SPECIAL_CHUNK
+        chunk = RuleSet([self._rule_at(position, patterns[position]) for position in special[start:end]])
+        chunk._build_index()
+        return (*chunks, chunk), end, "\n".join(map(patterns.__getitem__, special[end:]))
+
+    def _filtered_scan(self, path: str, start: int, text: str) -> Rule | None:
+        """The best wildcard or `$` rule from `special[start:]` (their patterns are `text`)."""
+        deleted: dict[int, None] = dict.fromkeys(map(ord, path))
+        deleted.pop(10, None)  # keep "\n": it separates the patterns
+        deleted[42] = deleted[36] = None  # '*' and '$' are no literal a path must hold (a safe superset)
+        left = text.translate(deleted).split("\n")
+        patterns, special, rule_at = self._patterns, self._special, self._rule_at
+        best: Rule | None = None
+        for index in compress(range(start, start + len(left)), map(not_, left)):
+            position = special[index]
+            pattern = patterns[position]
+            if pattern_matches(pattern, path):
+                rule = rule_at(position, pattern)
+                if _outranks(rule, best):
+                    best = rule
+        return best
+
+
 class RuleSet:
     """The rules that apply to one agent view, indexed so a check does not scan every rule.
 
@@ -255,6 +370,7 @@ class RuleSet:
         "_build",
         "_calls",
         "_contains",
+        "_flat",
         "_many_wildcards",
         "_only",
         "_rule_at",
@@ -279,6 +395,7 @@ class RuleSet:
         self._contains: tuple[Callable[[str], re.Match[str] | None], tuple[Wildcard, ...]] | None = None
         self._suffixes: tuple[tuple[str, ...], tuple[Wildcard, ...]] | None = None
         self._many_wildcards = False
+        self._flat: _Flat | None = None
 
     @classmethod
     def deferred(
@@ -306,6 +423,24 @@ class RuleSet:
             assert self._build is not None
             rules = self._rules = _kept(self._build())  # idempotent: racing threads build equal tuples
         return rules
+
+    @property
+    def size(self) -> int:
+        """How many rules the set holds, without building a deferred set's rules (an upper bound:
+        a deferred set counts the patterns that can never match too)."""
+        rules = self._rules
+        return len(rules) if rules is not None else self._text.count("\n") - 1
+
+    def _flat_patterns(self) -> tuple[list[str], Callable[[int, str], Rule]] | None:
+        """Every pattern, and the rule at a position, for `_Flat`; None if a pattern holds a "\n"."""
+        if self._rules is None:
+            assert self._rule_at is not None
+            return self._text[1:-1].split("\n"), self._rule_at
+        rules = self._rules
+        patterns = list(map(_pattern_of, rules))
+        if "\n".join(patterns).count("\n") != len(patterns) - 1:
+            return None
+        return patterns, lambda position, pattern: rules[position]
 
     @property
     def empty(self) -> bool:
@@ -382,16 +517,30 @@ class RuleSet:
 
     def best(self, path: str) -> Rule | None:
         """The deciding rule for `path`, or None when no rule matches."""
+        flat = self._flat
+        if flat is not None:
+            return flat.best(path)
         if self._calls >= 0:
+            if self._calls == 0 and self.size > BIG_SET:
+                found = self._flat_patterns()
+                if found is not None:
+                    flat = self._flat = _Flat(*found)
+                    self._calls = -1
+                    return flat.best(path)
             self._calls += 1
             if self._calls < INDEX_AFTER:
                 if self._rules is None and "\n" not in path:
                     return self._scan_text(path)
                 return self._scan(path)
             self._build_index()
+        return self._indexed_best(
+            path, frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None
+        )
+
+    def _indexed_best(self, path: str, chars: frozenset[str] | None) -> Rule | None:
+        """`best` once the index is built; `chars`, the path's characters or None, filters wildcards."""
         bucket = self._only or self._buckets.get(path[1:2])
         best = None
-        chars = frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None
         if bucket is not None:
             # The common case inlined: the longest plain prefix in the path's bucket.
             path_length = len(path)

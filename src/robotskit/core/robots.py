@@ -74,6 +74,7 @@ class ParsedRobots:
     """A parsed robots.txt. Build it with `robotskit.parse`; never raises on content."""
 
     __slots__ = (
+        "__weakref__",  # a client keeps its hosts' parsed files weakly (the parse memo owns them)
         "_body",
         "_checkers",
         "_last",
@@ -82,6 +83,7 @@ class ParsedRobots:
         "_parsed",
         "_profile",
         "_robots_url",
+        "_shared",
         "_skeleton",
         "_views",
     )
@@ -115,6 +117,9 @@ class ParsedRobots:
         self._views: dict[str, View] = {}
         # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
         self._checkers: dict[tuple[str, AgentLike], Check] = {}
+        # (profile name, group positions) -> the check every plain agent judged by exactly those
+        # groups shares (see `View.group_set`); cleared with `_checkers`
+        self._shared: dict[tuple[str, tuple[int, ...]], Check] = {}
         # The last (agent, check) asked for under the parse profile (or rfc9309 when chosen by
         # scheme): a crawler asks with the same agent object again and again.
         self._last: _LastCheck = _last_check(_NO_AGENT, _NO_CHECK)
@@ -135,54 +140,79 @@ class ParsedRobots:
 
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)
+        return self._view(profile), profile
+
+    def _view(self, profile: Profile) -> View:
         # Keyed by profile, not by family: a View holds what its profile reads into the file
         # (the Gemini preamble group, diagnostics), so sharing one made verdicts depend on
         # which profile asked first.
         view = self._views.get(profile.name)
         if view is None:
             view = self._views[profile.name] = View(self._groups_source(), profile)
-        return view, profile
+        return view
 
     def allowed(self, url: str, agent: AgentLike = None) -> bool:
         """May `agent` fetch `url`? `url` is absolute or a bare path (`/x?y`)."""
-        # The same caller asking again is the common case: `_last` holds its compiled check's
-        # URL regex and verdicts (see _checker), so most checks are this one regex match.
-        last = self._last  # one tuple, read atomically: safe under threads
-        if agent is last[0]:
-            hit = last[1](url)
-            if hit is not None:
-                # never None: every alternative of the regex ends in a marker group
-                return last[2][hit.lastindex]  # type: ignore[index]
-            if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
-                same = last[3]
-                answer = same.after_miss(url)
-                if same.url_match is not last[1]:  # compiled by this very call
-                    self._last = _last_check(agent, same)
-                return answer
-        profile = self._profile
-        if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
-            profile = profile_for_url(url) if url[:1] in "gG" else _RFC
-        check = self._checkers.get((profile.name, agent))
-        if check is None:
-            check = self._checker(url, agent)
-        if profile is self._profile or profile is _RFC:
-            self._last = _last_check(agent, check)
-        return check(url)
+        try:  # zero-cost until it raises (3.11+): wrong argument types are named below
+            # The same caller asking again is the common case: `_last` holds its compiled check's
+            # URL regex and verdicts (see _checker), so most checks are this one regex match.
+            last = self._last  # one tuple, read atomically: safe under threads
+            if agent is last[0]:
+                hit = last[1](url)
+                if hit is not None:
+                    # never None: every alternative of the regex ends in a marker group
+                    return last[2][hit.lastindex]  # type: ignore[index]
+                if self._profile is not None or url[:1] not in "gG":  # not a gemini:// URL
+                    same = last[3]
+                    answer = same.after_miss(url)
+                    if same.url_match is not last[1]:  # compiled by this very call
+                        self._last = _last_check(agent, same)
+                    return answer
+            profile = self._profile
+            if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
+                profile = profile_for_url(url) if url[:1] in "gG" else _RFC
+            check = self._checkers.get((profile.name, agent))
+            if check is None:
+                check = self._checker(profile, agent)
+            if profile is self._profile or profile is _RFC:
+                self._last = _last_check(agent, check)
+            memo = check.memo  # another agent of the same group set may have just asked about this URL
+            if memo[0] == url:
+                return memo[1]
+            answer = check(url)
+        except (TypeError, AttributeError):
+            check_types(url, agent)
+            raise
+        check.memo = (url, answer)
+        return answer
 
-    def _checker(self, url: str, agent: AgentLike) -> Check:
-        view, profile = self._resolve(url)
+    def _checker(self, profile: Profile, agent: AgentLike) -> Check:
+        view = self._view(profile)
         if len(self._checkers) >= _MAX_CHECKERS:
             self._checkers.clear()
-        check = self._checkers[(profile.name, agent)] = make_checker(profile, view.plan(profile, agent))
+            self._shared.clear()
+        # A plain agent's group set is found without building its plan; agents judged by the
+        # same groups share one check (a check depends on nothing but the profile and the groups).
+        positions = view.group_set(profile, agent)
+        shared = None if positions is None else self._shared.get((profile.name, positions))
+        if shared is not None:
+            check = shared
+        else:
+            check = make_checker(profile, view.plan(profile, agent))
+            if positions is not None:
+                self._shared[(profile.name, positions)] = check
+        self._checkers[(profile.name, agent)] = check
         return check
 
     def decide(self, url: str, agent: AgentLike = None, *, explain: bool = False) -> Decision:
         """Like `allowed`, with the deciding rule, groups and reason; `explain` lists every match too."""
+        check_types(url, agent)
         view, profile = self._resolve(url)
         return decide(view, profile, url, agent, explain=explain)
 
     def groups_for(self, agent: AgentLike = None, url: str = "/") -> tuple[Group, ...]:
         """The groups whose rules apply to `agent` (in the profile that governs `url`)."""
+        check_types(url, agent)
         view, profile = self._resolve(url)
         plan = view.plan(profile, agent)
         seen: dict[int, Group] = {}
@@ -220,6 +250,9 @@ class ParsedRobots:
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """Problems found while parsing, with line numbers (see docs/lint.md for the codes)."""
         found = self._file.diagnostics + self._default_view().diagnostics
+        if self._profile is not None and self._profile.preamble_applies:
+            # The parse reports rules before any user-agent as ignored; this profile applies them.
+            found = tuple(d for d in found if d.code != "RK120")
         return tuple(sorted(found, key=lambda d: (d.line, d.code)))
 
     @property
@@ -293,6 +326,14 @@ class ParsedRobots:
             f"<{type(self).__name__} profile={self.profile or 'auto'} "
             f"groups={len(self._groups_source().groups)} size={self.size} truncated={self.truncated}>"
         )
+
+
+def check_types(url: object, agent: object) -> None:
+    """Raise TypeError naming the argument whose type is wrong (called off the fast path only)."""
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str (an absolute URL or a path), not {type(url).__name__}")
+    if agent is not None and not isinstance(agent, (str, Agent)):
+        raise TypeError(f"agent must be a str, a robotskit.Agent or None, not {type(agent).__name__}")
 
 
 def _restore(

@@ -91,12 +91,14 @@ def rfc_match_path(url: str) -> str:
 
 
 def path_params_query(url: str) -> str:
-    """Return the path, params and query of `url`, without the fragment (SPEC.md 3).
+    """Return the path, params and query of `url`, without the fragment.
 
     A port of Google's GetPathParamsQuery: a leading `//` is skipped; `://` marks the end of
     the scheme only if no `/`, `?` or `;` comes before it; the result always starts with `/`
     (an empty path, or one starting at `?` or `;`, gets a `/` in front).
     """
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
     search_start = 2 if url.startswith("//") else 0
     early_path = _find_first_of(url, "/?;", search_start)
     protocol_end = url.find("://", search_start)

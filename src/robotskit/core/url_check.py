@@ -28,6 +28,12 @@ from robotskit.core.url import FAST_PATH_CHARACTERS, KEPT_ESCAPE, SCHEME_AUTHORI
 
 MAX_RULES = 160
 MAX_WILDCARDS = 24
+# Python's regex compiler costs about a microsecond per pattern character and several per `*`
+# (each becomes a group): a rule set whose patterns weigh more than this (characters, plus
+# STAR_WEIGHT per `*`) is not compiled, so no compile (there are three, each on first need)
+# stalls a check for more than a few milliseconds.
+MAX_WEIGHT = 4000
+STAR_WEIGHT = 24
 MAX_URL = 2048
 # A scheme://authority that ends where a '/' starts the path (as `SCHEME_AUTHORITY` reads it).
 HOST_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?;#]*(?=/)")
@@ -143,6 +149,9 @@ def compile_url_check(rules: Sequence[Rule], profile: Profile, host: str = "") -
     usable = [rule for rule in rules if rule.pattern[:1] in ("/", "*")]
     wildcards = sum("*" in rule.pattern for rule in usable)
     if len(usable) > MAX_RULES or wildcards > MAX_WILDCARDS:
+        return None
+    stars = sum(rule.pattern.count("*") for rule in usable)
+    if sum(len(rule.pattern) for rule in usable) + STAR_WEIGHT * stars > MAX_WEIGHT:
         return None
     ordered = sorted(usable, key=lambda rule: (-len(rule.pattern), not rule.allow, rule.line))
     # Every path starts with '/'. When every pattern does too, match it once: each alternative

@@ -32,9 +32,16 @@ from typing import Generic, TypeVar
 import httpcore
 import httpx
 
-from robotskit.fetch._addresses import check_public
+from robotskit.errors import InvalidArgument
+from robotskit.fetch._addresses import addresses_of, check_public, resolve
+from robotskit.policy.messages import DEFAULT_TIMEOUT
 
 __all__ = ["AsyncDeadlineTransport", "DeadlineTransport", "deadline", "time_left"]
+
+# _NO_KEEPALIVE: one connection per request. A crawler asks each authority for robots.txt once
+# a day, so a kept-alive connection is almost never reused; when it is (a redirect to the same
+# host), a server that closed it silently turns a good answer into "Server disconnected without
+# sending a response". A fresh connection costs a handshake and never that.
 
 _DEADLINE: ContextVar[float | None] = ContextVar("robotskit_fetch_deadline", default=None)
 
@@ -89,16 +96,18 @@ def time_left(timeout: float | None) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-def _resolve_public(host: str, port: int) -> str:
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
-    return check_public(host, infos)
+def _no_such_host(host: str, exc: OSError) -> httpcore.ConnectError:
+    # Worded as httpx words it, so the adapter reports the `dns` kind.
+    return httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host} ({exc})")
 
 
 class _DeadlineStream(httpcore.NetworkStream):
-    """A network stream whose every operation is bounded by the current fetch's deadline."""
+    """A network stream whose every operation is bounded by the current fetch's deadline.
+
+    Each call is one `recv`/`sendall`/handshake with a socket timeout: a plain `recv` returns as
+    soon as any byte arrives, and CPython bounds a whole `sendall`, TLS read or TLS handshake by
+    its timeout (not each underlying read), so no call outlives the deadline.
+    """
 
     def __init__(self, inner: httpcore.NetworkStream) -> None:
         self._inner = inner
@@ -135,10 +144,26 @@ class _Backend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
+        left = time_left(timeout)
+        try:
+            # Resolved here, not in socket.create_connection: a hung resolver ends at the deadline.
+            addresses = resolve(host, port, left if left is not None else DEFAULT_TIMEOUT)
+        except socket.gaierror as exc:
+            raise _no_such_host(host, exc) from exc
         if self._public_only:
-            host = _resolve_public(host, port)
-        stream = self._inner.connect_tcp(host, port, time_left(timeout), local_address, socket_options)
-        return _DeadlineStream(stream)
+            check_public(host, addresses)
+        # Each address in the resolver's order (IPv6 first may have no route), until one connects.
+        failure: httpcore.ConnectError | None = None
+        for address in addresses:
+            try:
+                stream = self._inner.connect_tcp(
+                    address, port, time_left(timeout), local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                failure = exc
+                continue
+            return _DeadlineStream(stream)
+        raise failure or httpcore.ConnectError(f"no address for {host}")
 
     def connect_unix_socket(
         self,
@@ -147,6 +172,43 @@ class _Backend(httpcore.NetworkBackend):
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
         raise httpcore.UnsupportedProtocol("robotskit fetches over TCP only")
+
+
+class _AsyncStream(httpcore.AsyncNetworkStream):
+    """Closes the TCP stream when a TLS handshake is cancelled (the fetch's deadline passed).
+
+    httpcore closes it on a handshake *error* but not on cancellation, which would leave the
+    socket to the garbage collector.
+    """
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+        self._inner = inner
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return await self._inner.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        await self._inner.write(buffer, timeout)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        try:
+            return await self._inner.start_tls(ssl_context, server_hostname, timeout)
+        except asyncio.CancelledError:
+            raw = self._inner.get_extra_info("socket")
+            if isinstance(raw, socket.socket):
+                with contextlib.suppress(OSError):
+                    raw.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._inner.aclose())
+            raise
+
+    def get_extra_info(self, info: str) -> object:
+        return self._inner.get_extra_info(info)
 
 
 class _AsyncBackend(httpcore.AsyncNetworkBackend):
@@ -164,14 +226,24 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        if self._public_only:
-            loop = asyncio.get_running_loop()
+        if not self._public_only:
+            return _AsyncStream(
+                await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+            )
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            raise _no_such_host(host, exc) from exc
+        failure: httpcore.ConnectError | None = None
+        for address in check_public(host, addresses_of(infos)):  # connect to what was checked
             try:
-                infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except socket.gaierror as exc:
-                raise httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host}") from exc
-            host = check_public(host, infos)
-        return await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+                stream = await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except httpcore.ConnectError as exc:
+                failure = exc
+                continue
+            return _AsyncStream(stream)
+        raise failure or httpcore.ConnectError(f"no address for {host}")
 
     async def connect_unix_socket(
         self,
@@ -265,6 +337,23 @@ class _ReleasingStream(httpx.SyncByteStream):
             self._done()
 
 
+def _proxy(proxy: str) -> tuple[httpcore.URL, tuple[bytes, bytes] | None]:
+    """An http:// or https:// proxy URL as httpcore takes it; its userinfo becomes Proxy-Authorization."""
+    try:
+        parsed = httpx.Proxy(proxy)
+    except (ValueError, httpx.InvalidURL) as exc:
+        raise InvalidArgument(f"cannot use proxy {proxy!r}: {exc}") from exc
+    if parsed.url.scheme not in ("http", "https"):
+        raise InvalidArgument(f"proxy must be an http:// or https:// URL, got {proxy!r}")
+    url = httpcore.URL(
+        scheme=parsed.url.raw_scheme,
+        host=parsed.url.raw_host,
+        port=parsed.url.port,
+        target=parsed.url.raw_path,
+    )
+    return url, parsed.raw_auth
+
+
 def _acquire(sem: threading.BoundedSemaphore, request: httpx.Request) -> None:
     with _httpx_errors():
         got = sem.acquire(timeout=time_left(_pool_timeout(request)))
@@ -276,15 +365,32 @@ class DeadlineTransport(httpx.BaseTransport):
     """Sync transport: deadline-bounded sockets, `per_authority` connections per host, public_only."""
 
     def __init__(
-        self, *, ssl_context: ssl.SSLContext, public_only: bool = False, per_authority: int = 4
+        self,
+        *,
+        ssl_context: ssl.SSLContext,
+        public_only: bool = False,
+        per_authority: int = 4,
+        proxy: str | None = None,
     ) -> None:
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=None,  # limits are per authority (below), never shared
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
-            network_backend=_Backend(public_only),
-        )
+        self._pool: httpcore.ConnectionPool
+        if proxy is None:
+            self._pool = httpcore.ConnectionPool(
+                ssl_context=ssl_context,
+                max_connections=None,  # limits are per authority (below), never shared
+                max_keepalive_connections=0,  # see _NO_KEEPALIVE
+                network_backend=_Backend(public_only),
+            )
+        else:
+            # Through a proxy the deadline still bounds every socket operation (to the proxy).
+            url, auth = _proxy(proxy)
+            self._pool = httpcore.HTTPProxy(
+                proxy_url=url,
+                proxy_auth=auth,
+                ssl_context=ssl_context,
+                max_connections=None,
+                max_keepalive_connections=0,
+                network_backend=_Backend(public_only=False),
+            )
         self._slots = _Slots(per_authority, threading.BoundedSemaphore)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -346,15 +452,31 @@ class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
     """Async transport: `per_authority` connections per host and public_only (deadline: the adapter)."""
 
     def __init__(
-        self, *, ssl_context: ssl.SSLContext, public_only: bool = False, per_authority: int = 4
+        self,
+        *,
+        ssl_context: ssl.SSLContext,
+        public_only: bool = False,
+        per_authority: int = 4,
+        proxy: str | None = None,
     ) -> None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=None,
-            max_keepalive_connections=20,
-            keepalive_expiry=5.0,
-            network_backend=_AsyncBackend(public_only),
-        )
+        self._pool: httpcore.AsyncConnectionPool
+        if proxy is None:
+            self._pool = httpcore.AsyncConnectionPool(
+                ssl_context=ssl_context,
+                max_connections=None,
+                max_keepalive_connections=0,  # see _NO_KEEPALIVE
+                network_backend=_AsyncBackend(public_only),
+            )
+        else:
+            url, auth = _proxy(proxy)
+            self._pool = httpcore.AsyncHTTPProxy(
+                proxy_url=url,
+                proxy_auth=auth,
+                ssl_context=ssl_context,
+                max_connections=None,
+                max_keepalive_connections=0,
+                network_backend=_AsyncBackend(public_only=False),
+            )
         self._slots = _Slots(per_authority, asyncio.Semaphore)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

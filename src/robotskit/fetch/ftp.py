@@ -28,7 +28,7 @@ import time
 from urllib.parse import unquote, urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
-from robotskit.fetch._addresses import check_public
+from robotskit.fetch._addresses import check_public, resolve
 from robotskit.fetch._errors import os_error
 from robotskit.policy.messages import FetchRequest, FetchResponse
 
@@ -160,6 +160,8 @@ class FtpFetcher:
             status, meta = _reply_code(exc, request.url)
             body, truncated = b"", False
         except (TimeoutError, ftplib.Error, EOFError, OSError, UnicodeError) as exc:
+            if isinstance(exc, socket.gaierror):
+                raise os_error(exc, request.url, host) from exc
             if watchdog.fired or isinstance(exc, TimeoutError):
                 raise FetchTimeout(f"timed out fetching {request.url}", url=request.url) from exc
             if isinstance(exc, OSError):
@@ -185,13 +187,12 @@ class FtpFetcher:
         self, ftp: ftplib.FTP, target: _Target, request: FetchRequest, deadline: _Deadline
     ) -> tuple[int, str, bytes, bool]:
         host, port, user, password, path = target
+        # Resolved here, within the deadline (ftplib would wait on the resolver for as long as it
+        # likes), and connected address by address: these are the addresses public_only checked.
+        addresses = resolve(host, port, deadline.left(), request.url)
         if self._public_only:
-            try:
-                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except socket.gaierror as exc:
-                raise os_error(exc, request.url, host) from exc
-            host = check_public(host, infos, request.url)  # connect to the address checked
-        ftp.connect(host, port, timeout=deadline.left())
+            check_public(host, addresses, request.url)
+        _connect(ftp, addresses, port, deadline)
         ftp.login(user, password)
         ftp.set_pasv(self._passive)
         _settimeout(ftp, deadline.left())
@@ -215,6 +216,18 @@ class FtpFetcher:
         with contextlib.suppress(OSError, ftplib.Error, EOFError):
             ftp.quit()  # the body is complete; a failed goodbye changes nothing
         return code, text, bytes(body), False
+
+
+def _connect(ftp: ftplib.FTP, addresses: list[str], port: int, deadline: _Deadline) -> None:
+    """Connect to the first address that answers (IPv6 may come first without a route)."""
+    for i, address in enumerate(addresses):
+        try:
+            ftp.connect(address, port, timeout=deadline.left())
+        except OSError:
+            if ftp.sock is not None or i == len(addresses) - 1:
+                raise  # connected and then failed (not a dead address), or no address left
+        else:
+            return
 
 
 def _settimeout(ftp: ftplib.FTP, seconds: float) -> None:

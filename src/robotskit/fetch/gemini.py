@@ -28,7 +28,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
-from robotskit.fetch._addresses import check_public
+from robotskit.fetch._addresses import addresses_of, check_public
 from robotskit.fetch._errors import os_error
 from robotskit.fetch._tofu import Pin, TofuStore, cert_not_after
 from robotskit.policy.messages import FetchRequest, FetchResponse
@@ -181,14 +181,24 @@ class AsyncGeminiFetcher:
         self, host: str, port: int, deadline: _Deadline, url: str
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         # server_hostname sends SNI (the stdlib leaves it out for IP literals, as RFC 6066 3 asks).
-        address = host
-        if self._public_only:
-            # Resolve, check every address, and connect to the one checked (not the name again).
-            loop = asyncio.get_running_loop()
-            infos = await deadline.run(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), "resolving")
-            address = check_public(host, infos, url)
+        if not self._public_only:
+            return await deadline.run(
+                asyncio.open_connection(host, port, ssl=self._ctx, server_hostname=host), "connecting to"
+            )
+        # Resolve, check every address, and connect to those checked (never to the name again).
+        loop = asyncio.get_running_loop()
+        infos = await deadline.run(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), "resolving")
+        addresses = check_public(host, addresses_of(infos), url)
+        for address in addresses[:-1]:
+            try:
+                return await deadline.run(
+                    asyncio.open_connection(address, port, ssl=self._ctx, server_hostname=host),
+                    "connecting to",
+                )
+            except ConnectionError:
+                continue  # refused or unreachable: the next address (IPv6 may come first without a route)
         return await deadline.run(
-            asyncio.open_connection(address, port, ssl=self._ctx, server_hostname=host), "connecting to"
+            asyncio.open_connection(addresses[-1], port, ssl=self._ctx, server_hostname=host), "connecting to"
         )
 
     def _pin(self, writer: asyncio.StreamWriter, host: str, port: int, url: str) -> None:

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from robotskit.errors import FetchError, FetchTimeout, InvalidURL, ProtocolViolation
+from robotskit.errors import FetchError, FetchTimeout, InvalidArgument, InvalidURL, ProtocolViolation
 from robotskit.fetch._transport import AsyncDeadlineTransport, DeadlineTransport
 from robotskit.fetch._transport import deadline as total_deadline
 from robotskit.policy.messages import FetchRequest, FetchResponse
@@ -230,8 +230,14 @@ def _ssl_context(verify: bool | ssl.SSLContext, trust_env: bool) -> ssl.SSLConte
     return httpx.create_ssl_context(verify=verify, trust_env=trust_env)
 
 
+def _check_proxy(proxy: str | None, public_only: bool) -> None:
+    if proxy is not None and public_only:
+        # The proxy resolves and connects, so the addresses cannot be checked here.
+        raise InvalidArgument("public_only cannot be enforced through a proxy; use one or the other")
+
+
 class HttpFetcher:
-    """Synchronous HTTP/HTTPS `Fetcher` on a pooled `httpx.Client`.
+    """Synchronous HTTP/HTTPS `Fetcher` on httpx, through robotskit's deadline transport.
 
     `request.timeout` is a total deadline: connect, TLS, the request, the status line, the
     headers and the body all end by it, however slowly the server sends. At most
@@ -239,7 +245,9 @@ class HttpFetcher:
     never wait for them. `public_only=True` refuses (FetchError kind "not-public") any host
     that resolves to a loopback, private, link-local, multicast or reserved address.
     `trust_env` reads SSL_CERT_FILE / SSL_CERT_DIR; proxies and .netrc credentials from the
-    environment are never used (a crawler should not send a user's credentials to a site).
+    environment are never used (a crawler should not send a user's credentials to a site):
+    name a proxy explicitly with `proxy="http://proxy:3128"` (the deadline and the limits per
+    authority still hold; `public_only` cannot be combined with it).
     With your own `client`, its transport sets the limits and only the body reads are bounded
     by the deadline.
     """
@@ -252,16 +260,19 @@ class HttpFetcher:
         trust_env: bool = True,
         public_only: bool = False,
         per_authority: int = 4,
+        proxy: str | None = None,
     ) -> None:
         self._owns = client is None
         # Our own transport is driven directly: httpx's Client would parse every Location
         # itself (raising on hostile ones), add .netrc credentials and follow env proxies.
         self._transport: DeadlineTransport | None = None
         if client is None:
+            _check_proxy(proxy, public_only)
             self._transport = DeadlineTransport(
                 ssl_context=_ssl_context(verify, trust_env),
                 public_only=public_only,
                 per_authority=per_authority,
+                proxy=proxy,
             )
         self._client = client
 
@@ -294,7 +305,7 @@ class HttpFetcher:
                 return _response(request, resp, decoder, started)
         except (FetchError, InvalidURL):
             raise
-        except (httpx.HTTPError, OSError) as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
             raise _map_error(exc, request.url) from exc
 
     def close(self) -> None:
@@ -314,7 +325,7 @@ class HttpFetcher:
 
 
 class AsyncHttpFetcher:
-    """Asynchronous HTTP/HTTPS `AsyncFetcher` on a pooled `httpx.AsyncClient` (asyncio).
+    """Asynchronous HTTP/HTTPS `AsyncFetcher` on httpx (asyncio), through robotskit's transport.
 
     The total deadline is exact: the whole fetch runs under `asyncio.wait_for`. Limits per
     authority, `public_only` and `trust_env` as for `HttpFetcher`.
@@ -328,14 +339,17 @@ class AsyncHttpFetcher:
         trust_env: bool = True,
         public_only: bool = False,
         per_authority: int = 4,
+        proxy: str | None = None,
     ) -> None:
         self._owns = client is None
         self._transport: AsyncDeadlineTransport | None = None
         if client is None:
+            _check_proxy(proxy, public_only)
             self._transport = AsyncDeadlineTransport(
                 ssl_context=_ssl_context(verify, trust_env),
                 public_only=public_only,
                 per_authority=per_authority,
+                proxy=proxy,
             )
         self._client = client
 
@@ -344,7 +358,7 @@ class AsyncHttpFetcher:
             return await asyncio.wait_for(self._fetch(request), request.timeout)
         except (FetchError, InvalidURL):
             raise
-        except (TimeoutError, httpx.HTTPError, OSError) as exc:
+        except (TimeoutError, httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
             raise _map_error(exc, request.url) from exc
 
     @contextlib.asynccontextmanager

@@ -146,7 +146,7 @@ class Context:
         return line.value_column + offset if line and line.value_column else 0
 
     def pools(self) -> dict[str, list[Rule]]:
-        """The rules each token obeys: all groups naming it, merged (SPEC.md 1); authored, non-empty rules."""
+        """The rules each token obeys: all groups naming it, merged (RFC 9309 2.2.1); authored rules only."""
         pools: dict[str, list[Rule]] = {}
         for group in self.robots.groups:
             for token in dict.fromkeys(group.agents):

@@ -8,7 +8,6 @@ code on the same line.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
 from robotskit.core.extensions import (
     CRAWL_DELAY_KEYS,
@@ -23,7 +22,7 @@ from robotskit.lint.context import RULE_KINDS, Check, Context, lines_of
 
 __all__ = ["CHECKS"]
 
-_SIZE_LIMIT = 512_000  # SPEC.md 2: the first 500 KiB are parsed
+_SIZE_LIMIT = 512_000  # RFC 9309 2.5: the first 500 KiB are parsed
 _TYPO_KEYS = {
     LineKind.USER_AGENT: "user-agent",
     LineKind.ALLOW: "allow",
@@ -144,8 +143,8 @@ def _record_values(ctx: Context) -> Iterable[Diagnostic]:
                 "write e.g. '1/5' or '10/1m'",
             )
     for line in lines_of(ctx, LineKind.SITEMAP):
-        parts = urlsplit(line.value)
-        if not (parts.scheme and parts.netloc):
+        # The parser's own test (core.parser._add_sitemap): a value without `://` is relative.
+        if line.value and "://" not in line.value:
             yield ctx.on_value(
                 "RK132",
                 line,

@@ -54,7 +54,7 @@ class Pattern:
     """A rule with the facts the pair checks need, computed once."""
 
     rule: Rule
-    size: int  # SPEC.md 3: priority is the length in octets, after normalisation
+    size: int  # RFC 9309 2.2.2: priority is the length in octets, after normalisation
     plain: str  # the pattern without its `*`s
     literal: str  # what every matching path starts with: the text before the first `*` or `$`
     chunks: tuple[str, ...]  # the literal runs between `*`s

@@ -11,19 +11,16 @@ does I/O. Every id is documented in docs/lint.md.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING
 
 from robotskit.core.model import Diagnostic
-from robotskit.core.profiles import RFC9309
+from robotskit.core.profiles import RFC9309, get_profile, profile_for_url
+from robotskit.core.robots import ParsedRobots
 from robotskit.errors import UnknownProfile
 from robotskit.lint import parse_checks as _lint_parse
 from robotskit.lint import rule_checks as _lint_rules
 from robotskit.lint import value_checks as _lint_values
 from robotskit.lint.context import CODES, PROFILES, Context, token_for
 from robotskit.lint.patterns import match_end
-
-if TYPE_CHECKING:
-    from robotskit.core.robots import ParsedRobots
 
 __all__ = ["CODES", "check_selectors", "lint", "match_end", "token_for", "wanted"]
 
@@ -43,12 +40,22 @@ def lint(
 ) -> tuple[Diagnostic, ...]:
     """Every diagnostic for `robots`: the parser's own plus the lint rules', sorted by line and column.
 
-    `profile` selects profile-specific checks (default: the file's profile, else `rfc9309`).
+    `profile` selects profile-specific checks (default: the file's profile, else the one its
+    `robots_url` implies, gemini for gemini://, else `rfc9309`).
     `content_type` is the HTTP Content-Type the file was served with, if known.
     `select` and `ignore` are ids or id prefixes (`RK3`); see `wanted` for how they combine.
     Raises `ValueError` for a selector that names no id.
     """
-    chosen = profile or robots.profile or RFC9309
+    if not isinstance(robots, ParsedRobots):
+        raise TypeError(
+            f"robots must be a robotskit.RobotsTxt (from robotskit.parse), not {type(robots).__name__}"
+        )
+    if profile is not None and not isinstance(profile, str):
+        raise TypeError(f"profile must be a str or None, not {type(profile).__name__}")
+    # The profile comes from the caller, else the parse, else the URL the file came from (a
+    # gemini:// robots.txt is linted as Gemini crawlers read it), else rfc9309.
+    by_url = profile_for_url(robots.robots_url).name if robots.robots_url else RFC9309
+    chosen = profile or robots.profile or by_url
     if chosen not in PROFILES:
         raise UnknownProfile(f"unknown profile {chosen!r}; expected one of {', '.join(PROFILES)}")
     select, ignore = check_selectors(select), check_selectors(ignore)
@@ -68,6 +75,9 @@ def lint(
 def _merged(ctx: Context) -> list[Diagnostic]:
     """The parser's diagnostics, then each rule's that says something new."""
     found: list[Diagnostic] = list(ctx.robots.diagnostics)
+    if get_profile(ctx.profile).preamble_applies:
+        # The parser reports rules before any user-agent as ignored; this profile applies them.
+        found = [d for d in found if d.code != "RK120"]
     reported = {(d.code, d.line) for d in found} | {(d.code, 0) for d in found if d.code in _FILE_CODES}
     seen = {(d.code, d.line, d.column, d.message) for d in found}
     for check in _CHECKS:

@@ -29,7 +29,7 @@ from robotskit.lint.context import (
 
 __all__ = ["CHECKS"]
 
-# SPEC.md 5: records robotskit parses and exposes.
+# Records robotskit parses and exposes (docs/profiles/README.md, other records).
 _KNOWN_RECORDS = frozenset(
     {
         "crawl-delay",

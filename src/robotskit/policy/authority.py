@@ -189,6 +189,8 @@ def authority_key(url: str) -> str:
     Raises `InvalidURL` for a URL without a host or with a host that is not one, with a scheme
     other than http, https, ftp or gemini, or with a port that is not a number in 0..65535.
     """
+    if not isinstance(url, str):
+        raise TypeError(f"url must be a str, not {type(url).__name__}")
     scheme, host, port = _authority(url)
     return f"{scheme}://{host}" if port is None else f"{scheme}://{host}:{port}"
 

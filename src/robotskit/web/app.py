@@ -160,15 +160,20 @@ def entry_json(entry: RobotsEntry) -> dict[str, Any]:
 class _Fetcher:
     """The one client of the app, made on first use (so a page that never fetches opens nothing)."""
 
-    def __init__(self, client: AsyncRobotsClient | None, cache: str, timeout: float) -> None:
+    def __init__(
+        self, client: AsyncRobotsClient | None, cache: str, timeout: float, public_only: bool
+    ) -> None:
         self.client = client
         self.owned = client is None
         self.cache = cache
         self.timeout = timeout
+        self.public_only = public_only
 
     def get(self) -> AsyncRobotsClient:
         if self.client is None:
-            self.client = AsyncRobotsClient("robotskit", cache=self.cache, timeout=self.timeout)
+            self.client = AsyncRobotsClient(
+                "robotskit", cache=self.cache, timeout=self.timeout, public_only=self.public_only
+            )
         return self.client
 
     async def close(self) -> None:
@@ -214,14 +219,17 @@ def create_app(
     cache: str = "memory://",
     timeout: float = 10.0,
     allowed_hosts: Collection[str] | None = LOOPBACK_HOSTS,
+    public_only: bool = False,
 ) -> Starlette:
     """The tester as an ASGI app.
 
     `client` fetches "fetch from site" requests (default: one made on first use with `cache`
     and `timeout`; the app closes only a client it made). `allowed_hosts`: the Host names
     answered (default loopback names; None answers any, for a server bound beyond loopback).
+    `public_only`: "fetch from site" refuses loopback, private, link-local and multicast
+    addresses (on for a server bound beyond loopback, where strangers choose the URLs).
     """
-    fetcher = _Fetcher(client, cache, timeout)
+    fetcher = _Fetcher(client, cache, timeout, public_only)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -70,8 +70,14 @@ def serve(
     sock = _bind(host, port)
     bound_port = int(sock.getsockname()[1])
     # A loopback bind answers only loopback Host names (no DNS rebinding); a wider bind cannot
-    # know the names it is reached by.
-    app = create_app(cache=cache, timeout=timeout, allowed_hosts=LOOPBACK_HOSTS if loopback else None)
+    # know the names it is reached by, and its "fetch from site" must not reach this machine's
+    # network on a stranger's behalf (public_only: no loopback, private or link-local targets).
+    app = create_app(
+        cache=cache,
+        timeout=timeout,
+        allowed_hosts=LOOPBACK_HOSTS if loopback else None,
+        public_only=not loopback,
+    )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     print(f"robotskit serve: {page_url(host, bound_port)} (Ctrl-C to stop)", file=out, flush=True)

@@ -30,7 +30,8 @@ class GeminiScenario:
 
     `header`: the raw header bytes (CRLF included; malformed on purpose if the test wants);
     `delay`: sleep before the header; `silent`: never answer; `clean_close`: send close_notify
-    before closing; `endless`: repeat `body` until the client hangs up.
+    before closing; `endless`: repeat `body` until the client hangs up; `drip`: send header and
+    body one byte per `drip` seconds.
     """
 
     header: bytes = b"20 text/plain\r\n"
@@ -39,6 +40,7 @@ class GeminiScenario:
     silent: bool = False
     clean_close: bool = False
     endless: bool = False
+    drip: float = 0.0
 
 
 class _Handler(socketserver.BaseRequestHandler):
@@ -78,6 +80,12 @@ class _Handler(socketserver.BaseRequestHandler):
             return
         if sc.delay:
             time.sleep(sc.delay)
+        if sc.drip:
+            data = sc.header + sc.body
+            for i in range(len(data)):
+                tls.sendall(data[i : i + 1])
+                time.sleep(sc.drip)
+            return
         tls.sendall(sc.header + sc.body)
         if sc.endless:
             for _ in range(10_000):

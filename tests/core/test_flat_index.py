@@ -1,0 +1,138 @@
+"""The flat index of big rule sets (`pattern._Flat`) decides exactly as a scan of every rule does.
+
+Its thresholds are forced low here so that small random rule sets take every branch: the flat
+dict with equal patterns, the chunks of wildcard and `$` rules built one per check, and the
+character-filtered scan of the rules no chunk holds yet.
+"""
+
+from __future__ import annotations
+
+import threading
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robotskit
+from robotskit.core import pattern as _pattern
+from robotskit.core.model import Rule, RuleKind
+from robotskit.core.pattern import RuleSet, pattern_matches
+
+_PATTERN = st.lists(st.sampled_from(["/", "a", "b", "*", "$", "ab", "\u00e9"]), min_size=0, max_size=6).map(
+    lambda p: "/" + "".join(p)
+) | st.sampled_from(["", "*", "*a", "a", "$", "/$", "*$"])
+_PATH = st.lists(st.sampled_from(["/", "a", "b", "$", "*", "\u00e9", "\n"]), max_size=10).map(
+    lambda p: "/" + "".join(p)
+)
+
+
+def _reference(rules: list[Rule], path: str) -> Rule | None:
+    """Slow reference (SPEC 3): every rule tried; longest pattern, then allow, then the earliest line."""
+    best: Rule | None = None
+    for rule in rules:
+        if rule.pattern[:1] in ("/", "*") and pattern_matches(rule.pattern, path):
+            key = (len(rule.pattern), rule.kind is RuleKind.ALLOW, -rule.line)
+            if best is None or key > (len(best.pattern), best.kind is RuleKind.ALLOW, -best.line):
+                best = rule
+    return best
+
+
+def _forced(chunk: int, index_after: int) -> mock._patch_default_new:  # type: ignore[name-defined]
+    return mock.patch.multiple(_pattern, BIG_SET=0, SPECIAL_CHUNK=chunk, INDEX_AFTER=index_after)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.tuples(_PATTERN, st.booleans()), min_size=1, max_size=14),
+    st.lists(_PATH, min_size=1, max_size=8),
+    st.integers(1, 4),
+    st.integers(1, 3),
+)
+def test_flat_index_equals_scan(
+    patterns: list[tuple[str, bool]], paths: list[str], chunk: int, index_after: int
+) -> None:
+    """Property: the flat index (plain and deferred sets, every chunk state) returns the rule a
+    full scan picks, check after check."""
+    rules = [
+        Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
+        for i, (p, allow) in enumerate(patterns)
+    ]
+    with _forced(chunk, index_after):
+        plain = RuleSet(rules)
+        deferred = RuleSet.deferred(
+            "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
+        )
+        for path in paths * 3:  # repeated: chunks are indexed while the checks go on
+            expected = _reference(rules, path)
+            assert plain.best(path) == expected, path
+            assert deferred.best(path) == expected, path
+        assert deferred._flat is not None
+        assert (plain._flat is not None) is (plain.size > 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["Allow", "Disallow"]), _PATTERN), max_size=12),
+    st.lists(_PATH.filter(lambda p: "\n" not in p), min_size=1, max_size=6),
+    st.sampled_from(["rfc9309", "google", "gemini"]),
+)
+def test_flat_index_allowed_equals_decide(
+    lines: list[tuple[str, str]], paths: list[str], profile: str
+) -> None:
+    """Property: through `allowed`, with big-set thresholds forced low, every verdict is `decide`'s
+    on a parse with the ordinary index."""
+    body = "User-agent: *\n" + "".join(f"{kind}: {value}\n" for kind, value in lines)
+    expected = {path: robotskit.parse(body, profile).decide(path).allowed for path in paths}
+    with _forced(1, 2):
+        robots = robotskit.parse(body, profile)
+        for path in paths * 3:
+            assert robots.allowed(path) is expected[path], path
+
+
+def test_flat_index_from_threads_equals_scan() -> None:
+    """Eight threads racing on one big rule set while its chunks are being indexed get the scan's answers."""
+    rules = [
+        Rule(i + 1, RuleKind.ALLOW if i % 3 == 0 else RuleKind.DISALLOW, pattern)
+        for i, pattern in enumerate(
+            [f"/p{i % 40}" for i in range(300)]
+            + [f"/*{i % 7}a*b{i % 11}" for i in range(200)]
+            + [f"/q{i}$" for i in range(50)]
+        )
+    ]
+    paths = [f"/{head}{i}a/b{i % 11}" for i in range(40) for head in ("p", "x", "q")] + [
+        f"/q{i}" for i in range(50)
+    ]
+    expected = {path: _reference(rules, path) for path in paths}
+    with mock.patch.multiple(_pattern, SPECIAL_CHUNK=16):
+        index = RuleSet(rules)
+        wrong: list[str] = []
+
+        def run(offset: int) -> None:
+            for i in range(len(paths)):
+                path = paths[(i * 5 + offset) % len(paths)]
+                if index.best(path) != expected[path]:
+                    wrong.append(path)
+
+        threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert index._flat is not None
+    assert wrong == []
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.tuples(_PATTERN, st.booleans()), max_size=14), st.lists(_PATH, min_size=1, max_size=6))
+def test_index_without_literal_pretest_equals_scan(
+    patterns: list[tuple[str, bool]], paths: list[str]
+) -> None:
+    """Property: past MAX_NEEDLE_CHARS the `/*X` rules are tried one by one, with the same answers."""
+    rules = [
+        Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
+        for i, (p, allow) in enumerate(patterns)
+    ]
+    with mock.patch.multiple(_pattern, MAX_NEEDLE_CHARS=0, INDEX_AFTER=1):
+        index = RuleSet(rules)
+        for path in paths:
+            assert index.best(path) == _reference(rules, path), path
