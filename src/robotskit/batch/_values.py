@@ -15,7 +15,7 @@ class AgentSpec:
     """One agent to judge every capture for.
 
     `name` labels the agent in the output (unique in a run). `token` is the product token
-    (None: only `*` and the purposes apply, as Gemini's virtual agents do, SPEC.md section 4).
+    (None: only `*` and the purposes apply, as Gemini's virtual agents do: docs/profiles/gemini.md).
     """
 
     name: str
@@ -41,12 +41,12 @@ class Capture:
 
     `record` orders captures inside their input (the WARC record offset, the file's index in a
     directory, the host's line number). `status` is the captured status; `final_status` the
-    status after following redirects inside the input (SPEC.md section 6), `redirects` the hop
+    status after following redirects inside the input (RFC 9309 2.3.1.2), `redirects` the hop
     targets. `outcome` is set when the input already applied the fetch policy (live fetches).
     `body` is the decoded payload (content-encoding undone) of the final response;
     `size` counts every decoded byte. `error` says what went wrong: with `outcome` None the
     input itself was damaged (nothing is known about the site); with an outcome set, the
-    response was bad and the policy judged it (SPEC.md 6: unreachable).
+    response was bad and the policy judged it (RFC 9309 2.3.1.4: unreachable).
     `body` is at most `max_bytes` long; `truncated` says it was cut there.
     """
 

@@ -41,7 +41,7 @@ GEMINI_PURPOSES = ("archiver", "indexer", "researcher", "webproxy")
 
 
 def default_agents() -> tuple[AgentSpec, ...]:
-    """The bundled well-known crawlers, plus Gemini's virtual agents as purposes (SPEC.md 4)."""
+    """The bundled well-known crawlers, plus Gemini's virtual agents as purposes (docs/profiles/gemini.md)."""
     try:
         from robotskit.audit.crawlers import load_crawlers  # noqa: PLC0415 - optional sibling module
 
@@ -50,7 +50,7 @@ def default_agents() -> tuple[AgentSpec, ...]:
     except ImportError:
         tokens = list(FALLBACK_TOKENS)
     specs = [AgentSpec(name=token, token=token) for token in tokens]
-    # A virtual agent has no token of its own: `*` and the purpose are judged (SPEC.md 4).
+    # A virtual agent has no token of its own: `*` and the purpose are judged (docs/profiles/gemini.md).
     specs.extend(AgentSpec(name=purpose, token=None, purposes=(purpose,)) for purpose in GEMINI_PURPOSES)
     return tuple(specs)
 

@@ -3,7 +3,7 @@
 Common Crawl publishes robots.txt captures as WARC `response` records whose block is the HTTP
 response. Each record is judged the way a live crawler would have judged that response: the
 sans-IO `robotskit.policy.fetch_flow` runs with a fetch function that serves the record in hand,
-and serves redirect targets from the same file (SPEC.md section 6: up to 5 hops, across hosts,
+and serves redirect targets from the same file (RFC 9309 2.3.1.2: up to 5 hops, across hosts,
 the rules applying to the original authority). So status mapping, redirects and the size limit
 are the policy's, not a second copy of it.
 
