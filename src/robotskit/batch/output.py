@@ -156,6 +156,45 @@ def write_part(table: pa.Table, path: Path) -> None:
     tmp.replace(path)
 
 
+class Merger:
+    """Writes `out` from part files in a fixed order while the run goes on (memory: one part).
+
+    `ready(path)` says a part exists; every part whose predecessors all exist is appended at
+    once, so the merge overlaps the work and little is left for the end. `close()` finishes
+    (all parts must exist) and renames the result into place; `abort()` drops it.
+    """
+
+    def __init__(self, parts: Sequence[Path], out: Path, meta: Mapping[bytes, bytes]) -> None:
+        self._order, self._out, self._meta = list(parts), out, dict(meta)
+        self._schema = SCHEMA.with_metadata(self._meta)
+        self._tmp = out.with_name(out.name + ".tmp")
+        self._writer = pq.ParquetWriter(self._tmp, self._schema)
+        self._ready: set[Path] = set()
+        self._next = 0
+        self.rows = 0
+
+    def ready(self, part: Path) -> None:
+        self._ready.add(part)
+        while self._next < len(self._order) and self._order[self._next] in self._ready:
+            table = pq.read_table(self._order[self._next]).replace_schema_metadata(self._meta)
+            if table.num_rows:
+                self._writer.write_table(table.cast(self._schema))
+                self.rows += table.num_rows
+            self._ready.discard(self._order[self._next])
+            self._next += 1
+
+    def close(self) -> int:
+        for part in self._order[self._next :]:
+            self.ready(part)
+        self._writer.close()
+        self._tmp.replace(self._out)
+        return self.rows
+
+    def abort(self) -> None:
+        self._writer.close()
+        self._tmp.unlink(missing_ok=True)
+
+
 def merge(parts: Sequence[Path], out: Path, meta: Mapping[bytes, bytes]) -> int:
     """Concatenate part files into `out` one row group at a time (memory: one part). Rows written."""
     schema = SCHEMA.with_metadata(dict(meta))

@@ -135,7 +135,12 @@ def run_batch(
     show = sys.stderr.isatty() if progress is None else progress
     finished = 0
     store = str(parts / STORE)
+    meta = output.metadata(config.paths, [a.name for a in config.agents])
+    merger = output.Merger([parts / f"part-{uid}.parquet" for uid in ids], out, meta)
     try:
+        for uid in ids:
+            if uid in done:
+                merger.ready(parts / f"part-{uid}.parquet")
         with (parts / DONE).open("a", encoding="utf-8") as manifest, _Progress(len(todo), show) as bar:
             for uid, unit, table in _execute(todo, config, fetch, scheduler, workers, window, store):
                 name = f"part-{uid}.parquet"
@@ -144,14 +149,17 @@ def run_batch(
                 manifest.write(json.dumps(entry) + "\n")
                 manifest.flush()
                 finished += 1
+                merger.ready(parts / name)  # the merge keeps pace with the run
                 bar.advance()
+        rows = merger.close()
     except KeyboardInterrupt:
+        merger.abort()
         raise Interrupted(str(parts), len(units) - len(todo) + finished, len(units)) from None
+    except BaseException:
+        merger.abort()
+        raise
     finally:
         shared.remove(store)
-    meta = output.metadata(config.paths, [a.name for a in config.agents])
-    part_files = [parts / f"part-{uid}.parquet" for uid in ids]
-    rows = output.merge(part_files, out, meta)
     outcomes, errors = _tally(out)
     return BatchSummary(
         str(out),
