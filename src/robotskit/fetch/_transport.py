@@ -402,7 +402,6 @@ def _pool(
     direct: Callable[..., _Pool],
     through_proxy: Callable[..., _Pool],
     backend: Callable[[bool], object],
-    *,
     ssl_context: ssl.SSLContext,
     public_only: bool,
     proxy: str | None,
@@ -463,12 +462,7 @@ class DeadlineTransport(httpx.BaseTransport):
         proxy: str | None = None,
     ) -> None:
         self._pool: httpcore.ConnectionPool = _pool(
-            httpcore.ConnectionPool,
-            httpcore.HTTPProxy,
-            _Backend,
-            ssl_context=ssl_context,
-            public_only=public_only,
-            proxy=proxy,
+            httpcore.ConnectionPool, httpcore.HTTPProxy, _Backend, ssl_context, public_only, proxy
         )
         self._slots = _Slots(per_authority, threading.BoundedSemaphore)
 
@@ -519,9 +513,9 @@ class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
             httpcore.AsyncConnectionPool,
             httpcore.AsyncHTTPProxy,
             _AsyncBackend,
-            ssl_context=ssl_context,
-            public_only=public_only,
-            proxy=proxy,
+            ssl_context,
+            public_only,
+            proxy,
         )
         self._slots = _Slots(per_authority, asyncio.Semaphore)
 
