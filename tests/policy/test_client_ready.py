@@ -13,6 +13,7 @@ import threading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import robotskit
 from robotskit.agents import Agent
 from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.testing import AsyncMockFetcher, FrozenClock, MockFetcher, http_response
@@ -209,3 +210,27 @@ def test_closed_client_never_answers_from_a_ready_host(clock: FrozenClock) -> No
     client.close()
     with pytest.raises(ClientClosed):
         client.allowed("https://a.example/x")
+
+
+def test_a_large_file_answers_other_agents_exactly(clock: FrozenClock) -> None:
+    """A large file's ready parse is reduced to the client's agent: other agents still get the whole file's answer."""
+    filler = b"".join(b"User-agent: filler%d\nDisallow: /f%d\n" % (i, i) for i in range(2_000))
+    body = (
+        filler
+        + b"User-agent: MyBot\nAllow: /\n\nUser-agent: OtherBot\nDisallow: /o/\n\nUser-agent: *\nDisallow: /\n"
+    )
+    assert len(body) >= 32 * 1024
+    fetcher = MockFetcher({"https://big.example/robots.txt": http_response(200, body)})
+    client = RobotsClient("MyBot", fetchers={"https": fetcher}, clock=clock)
+    whole = robotskit.parse(body)
+    for url, agent in [
+        ("https://big.example/o/1", None),
+        ("https://big.example/o/1", "OtherBot"),
+        ("https://big.example/p", "OtherBot"),
+        ("https://big.example/f7", "filler7"),
+        ("https://big.example/x", "NobodyBot"),
+        ("https://big.example/o/2", None),
+    ]:
+        expected = whole.allowed(url, "MyBot" if agent is None else agent)
+        assert client.allowed(url, agent) is expected, (url, agent)
+    assert fetcher.count() == 1

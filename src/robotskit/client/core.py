@@ -29,6 +29,7 @@ from robotskit.policy.authority import authority_key
 from robotskit.policy.classify import Outcome
 from robotskit.policy.flow import DEFAULT_POLICY, Flow, PolicyConfig, RobotsEntry, decide, fetch_flow
 from robotskit.policy.messages import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchRequest
+from robotskit.policy.parses import REDUCE_FROM
 
 __all__ = ["ClientBase", "ClientCore", "wrap_foreign_error", "wrap_os_error"]
 
@@ -54,6 +55,9 @@ class _Ready(NamedTuple):
     generation: int  # the MemoryCache's generation when the entry was last seen in it
     # the entry's parsed file, which keeps the client's agent's check ready (RobotsTxt.allowed)
     robots: Callable[[], RobotsTxt | None]
+    # the parse is the whole file's (a small body), so it answers for any agent, not only the
+    # client's own (a large body's parse is reduced to the client's agent's groups)
+    whole: bool = False
 
 
 def _gone() -> None:
@@ -281,6 +285,10 @@ class ClientBase(Generic[F, W]):
         ready = self._ready.get(found[0]) if found is not None else None
         if ready is None:
             return None
+        if not (ready.whole or agent is None or agent == self._core.agent):
+            # a large file's ready parse is reduced to the client's agent's groups
+            # (robotskit.policy.parses): another agent takes the full path
+            return None
         robots = ready.robots()
         if robots is None:
             return None
@@ -305,8 +313,10 @@ class ClientBase(Generic[F, W]):
 
     def _answering(self, entry: RobotsEntry) -> RobotsTxt | None:
         """The parsed file whose `allowed` equals `decide(entry, ...).allowed`, if there is one
-        (none for an unreachable host: its answer depends on the path in another way)."""
-        robots = entry.parsed(self._core.profile)
+        (none for an unreachable host: its answer depends on the path in another way). For a
+        large file, a parse reduced to the client's agent's groups: what a client keeps per host
+        stays bounded (robotskit.policy.parses)."""
+        robots = entry.answers(self._core.profile, self._core.agent)
         if robots is None and entry.outcome is Outcome.UNAVAILABLE:
             return _ALLOW_ALL
         return robots
@@ -322,7 +332,10 @@ class ClientBase(Generic[F, W]):
         if len(self._ready) >= _MAX_READY:
             self._ready.clear()
         prefix = found[0]
-        ready = _Ready(prefix + "/", entry.authority, entry.expires_at, generation, weakref.ref(robots))
+        whole = len(entry.body) < REDUCE_FROM
+        ready = _Ready(
+            prefix + "/", entry.authority, entry.expires_at, generation, weakref.ref(robots), whole
+        )
         self._ready[prefix] = self._last_ready = ready
 
     @property
