@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,8 +11,23 @@ from .servers.certs import CertPair, make_cert
 from .servers.ftp_server import FtpServer
 from .servers.gemini_server import GeminiScriptServer, JetforceServer
 from .servers.http_server import HttpScenarioServer
+from .servers.raw_server import RawServer
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\nAllow: /private/open\nCrawl-delay: 2\n"
+
+
+@pytest.fixture
+def raw_servers() -> Iterator[Callable[[RawServer], RawServer]]:
+    """Starts each scripted raw server a test passes it; all are stopped after the test."""
+    started: list[RawServer] = []
+
+    def start(server: RawServer) -> RawServer:
+        started.append(server.start())
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture

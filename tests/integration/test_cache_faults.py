@@ -84,6 +84,15 @@ def _client(cache: object, fetcher: MockFetcher, clock: FrozenClock) -> RobotsCl
     return RobotsClient("MyBot", cache=cache, fetchers={"https": fetcher}, clock=clock)  # type: ignore[arg-type]
 
 
+def _crawler(
+    cache: object, status: int = 200, body: bytes = BODY
+) -> tuple[RobotsClient, MockFetcher, FrozenClock]:
+    """A client on `cache` at a frozen clock, its fetcher answering ROBOTS with `status` and `body`."""
+    clock = FrozenClock()
+    fetcher = MockFetcher({ROBOTS: http_response(status, body)})
+    return _client(cache, fetcher, clock), fetcher, clock
+
+
 def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage() for r in caplog.records if r.name == "robotskit.cache" and r.levelno >= logging.WARNING
@@ -94,10 +103,8 @@ def test_stopped_redis_client_answers_from_memory_and_logs_once(
     server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A Redis stopped mid-crawl: no exception reaches the caller, one warning, one fetch per TTL."""
-    clock = FrozenClock()
-    fetcher = MockFetcher({ROBOTS: http_response(200, BODY)})
     cache = RedisCache(server.url, prefix="stopped:")
-    client = _client(cache, fetcher, clock)
+    client, fetcher, clock = _crawler(cache)
     assert not client.allowed("https://example.com/private/1")
     server.stop()
     clock.advance(86_400)  # expired: the client must fetch again and keep the new copy somewhere
@@ -115,10 +122,8 @@ def test_hung_redis_costs_at_most_the_timeout_then_memory(
     server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A frozen Redis (SIGSTOP: connections are accepted, nothing answers) costs one socket timeout."""
-    clock = FrozenClock()
-    fetcher = MockFetcher({ROBOTS: http_response(200, BODY)})
     cache = RedisCache(server.url, prefix="hung:", connect_timeout=0.3, socket_timeout=0.3)
-    client = _client(cache, fetcher, clock)
+    client, fetcher, clock = _crawler(cache)
     assert client.allowed("https://example.com/public")
     os.kill(server.proc.pid, signal.SIGSTOP)
     caplog.set_level(logging.WARNING, logger="robotskit.cache")
@@ -174,14 +179,12 @@ def test_hung_tcp_listener_is_bounded_by_connect_and_socket_timeouts(
 
 def test_redis_back_after_retry_interval(server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
     """After the retry interval the server is asked again; entries kept in memory meanwhile still answer."""
-    clock = FrozenClock()
-    fetcher = MockFetcher({ROBOTS: http_response(200, BODY)})
     cache = RedisCache(
         server.url, prefix="back:", socket_timeout=0.3, connect_timeout=0.3, retry_interval=0.2
     )
     os.kill(server.proc.pid, signal.SIGSTOP)
     caplog.set_level(logging.WARNING, logger="robotskit.cache")
-    client = _client(cache, fetcher, clock)
+    client, fetcher, clock = _crawler(cache)
     assert not client.allowed("https://example.com/private/1")  # fetched, kept in memory
     os.kill(server.proc.pid, signal.SIGCONT)
     time.sleep(0.3)
@@ -217,10 +220,8 @@ def test_corrupt_redis_entry_is_a_logged_miss_and_refetched(
     server: RedisServer, caplog: pytest.LogCaptureFixture, field: str, value: object
 ) -> None:
     """A stored entry with a wrong-typed field or a body that is not base64 is a miss (logged), refetched."""
-    clock = FrozenClock()
-    fetcher = MockFetcher({ROBOTS: http_response(200, BODY)})
     cache = RedisCache(server.url, prefix="bad:")
-    client = _client(cache, fetcher, clock)
+    client, fetcher, _clock = _crawler(cache)
     assert not client.allowed("https://example.com/private/1")
     raw = server.raw()
     data = json.loads(raw.get("bad:https://example.com"))
@@ -262,11 +263,9 @@ def test_corrupt_sqlite_row_is_a_logged_miss_and_refetched(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, column: str, value: object
 ) -> None:
     """An SQLite row whose columns hold what robotskit never writes is a miss (logged), refetched."""
-    clock = FrozenClock()
-    fetcher = MockFetcher({ROBOTS: http_response(200, BODY)})
     path = tmp_path / "c.db"
     cache = SQLiteCache(path)
-    client = _client(cache, fetcher, clock)
+    client, fetcher, _clock = _crawler(cache)
     assert not client.allowed("https://example.com/private/1")
     with sqlite3.connect(path) as conn:
         conn.execute(f"UPDATE robots_entries SET {column} = ?", (value,))
@@ -279,10 +278,8 @@ def test_corrupt_sqlite_row_is_a_logged_miss_and_refetched(
 
 def test_entry_to_dict_still_round_trips_through_redis(server: RedisServer) -> None:
     """The strict reader accepts everything the writer writes (a sanity check for the checks above)."""
-    clock = FrozenClock()
-    fetcher = MockFetcher({ROBOTS: http_response(503, b"")})
     cache = RedisCache(server.url, prefix="rt:")
-    client = _client(cache, fetcher, clock)
+    client, _fetcher, _clock = _crawler(cache, 503, b"")
     entry = client.lookup("https://example.com/")
     assert cache.get("https://example.com") == entry
     assert json.loads(json.dumps(entry_to_dict(entry))) == entry_to_dict(entry)

@@ -11,7 +11,7 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -44,19 +44,6 @@ HTTP_DRIPS: dict[str, list[Step]] = {
 }
 
 
-@pytest.fixture
-def servers() -> Iterator[Callable[[RawServer], RawServer]]:
-    started: list[RawServer] = []
-
-    def start(server: RawServer) -> RawServer:
-        started.append(server.start())
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
 def _timed(call: Callable[[], object]) -> tuple[float, object]:
     start = time.monotonic()
     try:
@@ -67,9 +54,9 @@ def _timed(call: Callable[[], object]) -> tuple[float, object]:
 
 
 @pytest.mark.parametrize("part", list(HTTP_DRIPS))
-def test_sync_http_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer], part: str) -> None:
+def test_sync_http_drip_ends_at_deadline(raw_servers: Callable[[RawServer], RawServer], part: str) -> None:
     """Sync HTTP: a server dripping its status line, headers, chunk sizes or body times out on time."""
-    server = servers(RawServer(http_play(HTTP_DRIPS[part])))
+    server = raw_servers(RawServer(http_play(HTTP_DRIPS[part])))
     with HttpFetcher() as fetcher:
         elapsed, result = _timed(lambda: fetcher.fetch(FetchRequest(server.url(), timeout=TIMEOUT)))
     assert isinstance(result, FetchTimeout), result
@@ -77,9 +64,9 @@ def test_sync_http_drip_ends_at_deadline(servers: Callable[[RawServer], RawServe
 
 
 @pytest.mark.parametrize("part", list(HTTP_DRIPS))
-def test_async_http_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer], part: str) -> None:
+def test_async_http_drip_ends_at_deadline(raw_servers: Callable[[RawServer], RawServer], part: str) -> None:
     """Async HTTP: the same drips time out on time."""
-    server = servers(RawServer(http_play(HTTP_DRIPS[part])))
+    server = raw_servers(RawServer(http_play(HTTP_DRIPS[part])))
 
     async def go() -> object:
         async with AsyncHttpFetcher() as fetcher:
@@ -96,9 +83,9 @@ def _https_record_drip(conn: Conn) -> None:
     conn.write([(0.0, b"\x16\x03\x03\x40\x00"), *drip(b"\x00" * 2000, EVERY)])
 
 
-def test_sync_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer]) -> None:
+def test_sync_https_handshake_drip_ends_at_deadline(raw_servers: Callable[[RawServer], RawServer]) -> None:
     """Sync HTTPS: a TLS record dripped during the handshake (one recv per byte) times out on time."""
-    server = servers(RawServer(_https_record_drip))
+    server = raw_servers(RawServer(_https_record_drip))
     with HttpFetcher() as fetcher:
         url = server.url(scheme="https")
         elapsed, result = _timed(lambda: fetcher.fetch(FetchRequest(url, timeout=TIMEOUT)))
@@ -106,9 +93,9 @@ def test_sync_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer
     assert elapsed < TIMEOUT + SLACK
 
 
-def test_async_https_handshake_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer]) -> None:
+def test_async_https_handshake_drip_ends_at_deadline(raw_servers: Callable[[RawServer], RawServer]) -> None:
     """Async HTTPS: the same dripped handshake times out on time."""
-    server = servers(RawServer(_https_record_drip))
+    server = raw_servers(RawServer(_https_record_drip))
 
     async def go() -> object:
         async with AsyncHttpFetcher() as fetcher:
@@ -134,9 +121,11 @@ FTP_DRIPS = {"banner": 0, "USER reply": 1, "PASS reply": 2, "TYPE reply": 3}
 
 
 @pytest.mark.parametrize("part", list(FTP_DRIPS))
-def test_sync_ftp_control_drip_ends_at_deadline(servers: Callable[[RawServer], RawServer], part: str) -> None:
+def test_sync_ftp_control_drip_ends_at_deadline(
+    raw_servers: Callable[[RawServer], RawServer], part: str
+) -> None:
     """Sync FTP: a control connection dripping its banner or a reply times out on time."""
-    server = servers(RawServer(ftp_play(_ftp_replies(FTP_DRIPS[part]))))
+    server = raw_servers(RawServer(ftp_play(_ftp_replies(FTP_DRIPS[part]))))
     elapsed, result = _timed(
         lambda: FtpFetcher().fetch(FetchRequest(server.url(scheme="ftp"), timeout=TIMEOUT))
     )
@@ -146,19 +135,19 @@ def test_sync_ftp_control_drip_ends_at_deadline(servers: Callable[[RawServer], R
 
 @pytest.mark.parametrize("part", list(FTP_DRIPS))
 def test_async_ftp_control_drip_ends_at_deadline(
-    servers: Callable[[RawServer], RawServer], part: str
+    raw_servers: Callable[[RawServer], RawServer], part: str
 ) -> None:
     """Async FTP: the same drips time out on time."""
-    server = servers(RawServer(ftp_play(_ftp_replies(FTP_DRIPS[part]))))
+    server = raw_servers(RawServer(ftp_play(_ftp_replies(FTP_DRIPS[part]))))
     request = FetchRequest(server.url(scheme="ftp"), timeout=TIMEOUT)
     elapsed, result = _timed(lambda: asyncio.run(AsyncFtpFetcher().fetch(request)))
     assert isinstance(result, FetchTimeout), result
     assert elapsed < TIMEOUT + SLACK
 
 
-def test_clients_answer_unreachable_on_time(servers: Callable[[RawServer], RawServer]) -> None:
+def test_clients_answer_unreachable_on_time(raw_servers: Callable[[RawServer], RawServer]) -> None:
     """Both clients turn a dripping server into "unreachable" (disallow) within the deadline."""
-    server = servers(RawServer(http_play(HTTP_DRIPS["headers"])))
+    server = raw_servers(RawServer(http_play(HTTP_DRIPS["headers"])))
     url = server.url("/page")
     with RobotsClient("MyBot", timeout=TIMEOUT) as client:
         elapsed, decision = _timed(lambda: client.decide(url))

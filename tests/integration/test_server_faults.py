@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -48,19 +48,6 @@ def _assert_outcome(
         assert first.outcome is outcome, first
         assert words in f"{first.reason} {' '.join(first.notes)}", first
         assert second == first  # served from the cache: same entry, no new fetch
-
-
-@pytest.fixture
-def raw_servers() -> Iterator[Callable[[RawServer], RawServer]]:
-    started: list[RawServer] = []
-
-    def start(server: RawServer) -> RawServer:
-        started.append(server.start())
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 # --- header values ----------------------------------------------------------------------------

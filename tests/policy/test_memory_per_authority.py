@@ -42,6 +42,14 @@ def _use(client: RobotsClient, host: str) -> None:
     client.sitemaps(base + "/")
 
 
+def _fresh_client() -> tuple[MockFetcher, RobotsClient]:
+    """A client on an empty MockFetcher, with the shared parse memo emptied (nothing kept yet)."""
+    fetcher = MockFetcher({})
+    client = RobotsClient("MyBot", fetchers={"https": fetcher}, clock=FrozenClock())
+    PARSES.clear()
+    return fetcher, client
+
+
 def _retained() -> int:
     gc.collect()
     return tracemalloc.get_traced_memory()[0]
@@ -50,9 +58,7 @@ def _retained() -> int:
 def test_memory_per_cached_authority_is_bounded() -> None:
     """Each further hostile authority a client caches and uses keeps at most 2 MB (measured: ~0.6 MB)."""
     hosts = [f"h{i}.example" for i in range(10)]
-    fetcher = MockFetcher({})
-    client = RobotsClient("MyBot", fetchers={"https": fetcher}, clock=FrozenClock())
-    PARSES.clear()
+    fetcher, client = _fresh_client()
     tracemalloc.start()
     try:
         start = _retained()
@@ -85,9 +91,7 @@ def test_one_hostile_authority_keeps_at_most_2_mb() -> None:
     # what this authority adds is counted, whatever ran before in this process.
     warm = MockFetcher({"https://warm.example/robots.txt": http_response(200, hostile_body(97))})
     _use(RobotsClient("MyBot", fetchers={"https": warm}, clock=FrozenClock()), "warm.example")
-    fetcher = MockFetcher({})
-    client = RobotsClient("MyBot", fetchers={"https": fetcher}, clock=FrozenClock())
-    PARSES.clear()
+    fetcher, client = _fresh_client()
     tracemalloc.start()
     try:
         start = _retained()

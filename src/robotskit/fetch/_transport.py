@@ -101,6 +101,29 @@ def _no_such_host(host: str, exc: OSError) -> httpcore.ConnectError:
     return httpcore.ConnectError(f"[Errno {exc.errno}] Name or service not known: {host} ({exc})")
 
 
+class _Attempts:
+    """Connection attempts to a host's addresses, one per address in the resolver's order.
+
+    `with attempts.one(): return connect(address)` in a loop over the addresses: a refused
+    address is remembered and the loop goes on to the next (IPv6 first may have no route).
+    """
+
+    def __init__(self, host: str) -> None:
+        self._host = host
+        self._failure: httpcore.ConnectError | None = None
+
+    @contextlib.contextmanager
+    def one(self) -> Iterator[None]:
+        try:
+            yield
+        except httpcore.ConnectError as exc:
+            self._failure = exc
+
+    def failed(self) -> httpcore.ConnectError:
+        """The error once every address failed: the last one's, or none resolved."""
+        return self._failure or httpcore.ConnectError(f"no address for {self._host}")
+
+
 class _DeadlineStream(httpcore.NetworkStream):
     """A network stream whose every operation is bounded by the current fetch's deadline.
 
@@ -152,18 +175,13 @@ class _Backend(httpcore.NetworkBackend):
             raise _no_such_host(host, exc) from exc
         if self._public_only:
             check_public(host, addresses)
-        # Each address in the resolver's order (IPv6 first may have no route), until one connects.
-        failure: httpcore.ConnectError | None = None
+        attempts = _Attempts(host)
         for address in addresses:
-            try:
-                stream = self._inner.connect_tcp(
-                    address, port, time_left(timeout), local_address, socket_options
+            with attempts.one():
+                return _DeadlineStream(
+                    self._inner.connect_tcp(address, port, time_left(timeout), local_address, socket_options)
                 )
-            except httpcore.ConnectError as exc:
-                failure = exc
-                continue
-            return _DeadlineStream(stream)
-        raise failure or httpcore.ConnectError(f"no address for {host}")
+        raise attempts.failed()
 
     def connect_unix_socket(
         self,
@@ -235,15 +253,13 @@ class _AsyncBackend(httpcore.AsyncNetworkBackend):
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except socket.gaierror as exc:
             raise _no_such_host(host, exc) from exc
-        failure: httpcore.ConnectError | None = None
+        attempts = _Attempts(host)
         for address in check_public(host, addresses_of(infos)):  # connect to what was checked
-            try:
-                stream = await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except httpcore.ConnectError as exc:
-                failure = exc
-                continue
-            return _AsyncStream(stream)
-        raise failure or httpcore.ConnectError(f"no address for {host}")
+            with attempts.one():
+                return _AsyncStream(
+                    await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+                )
+        raise attempts.failed()
 
     async def connect_unix_socket(
         self,
@@ -283,6 +299,31 @@ class _Slots(Generic[_Sem]):
             else:
                 self._slots[key] = (sem, users - 1)
 
+    @contextlib.contextmanager
+    def claim(self, key: tuple[bytes, bytes, int | None]) -> Iterator[_Sem]:
+        """The authority's semaphore, to acquire in the block; left again if the block fails."""
+        sem = self.enter(key)
+        try:
+            yield sem
+        except BaseException:
+            self.leave(key)
+            raise
+
+    @contextlib.contextmanager
+    def freed_on_error(self, key: tuple[bytes, bytes, int | None], sem: _Sem) -> Iterator[None]:
+        """Around the request on an acquired slot: httpx's errors, and the slot freed on any failure."""
+        try:
+            with _httpx_errors():
+                yield
+        except BaseException:
+            self.free(key, sem)
+            raise
+
+    def free(self, key: tuple[bytes, bytes, int | None], sem: _Sem) -> None:
+        """Give back an acquired slot (the request failed, or its response body was closed)."""
+        sem.release()
+        self.leave(key)
+
 
 def _core_request(request: httpx.Request) -> httpcore.Request:
     return httpcore.Request(
@@ -309,32 +350,80 @@ def _pool_timeout(request: httpx.Request) -> float | None:
     return pool if isinstance(pool, (int, float)) else None
 
 
-class _ReleasingStream(httpx.SyncByteStream):
+class _SlotBody:
+    """A response body holding its authority's connection slot; its first close frees it."""
+
+    def __init__(self, free: Callable[[], None]) -> None:
+        self._free = free
+        self._closed = False
+
+    @contextlib.contextmanager
+    def _closing(self) -> Iterator[bool]:
+        """Whether this is the first close; after that block (even if it raised) the slot is free."""
+        first = not self._closed
+        self._closed = True
+        try:
+            yield first
+        finally:
+            if first:
+                self._free()
+
+
+class _ReleasingStream(_SlotBody, httpx.SyncByteStream):
     """The response body; closing it frees the authority's connection slot."""
 
-    def __init__(
-        self, inner: Iterable[bytes], release: threading.BoundedSemaphore, done: Callable[[], None]
-    ) -> None:
+    def __init__(self, inner: Iterable[bytes], free: Callable[[], None]) -> None:
+        super().__init__(free)
         self._inner = inner
-        self._release = release
-        self._done = done
-        self._closed = False
 
     def __iter__(self) -> Iterator[bytes]:
         with _httpx_errors():
             yield from self._inner
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        try:
+        with self._closing() as first:
             closer = getattr(self._inner, "close", None)  # httpcore's pool stream returns the connection
-            if closer is not None:
+            if first and closer is not None:
                 closer()
-        finally:
-            self._release.release()
-            self._done()
+
+
+def _response(
+    resp: httpcore.Response, stream: httpx.SyncByteStream | httpx.AsyncByteStream
+) -> httpx.Response:
+    return httpx.Response(
+        status_code=resp.status, headers=resp.headers, stream=stream, extensions=resp.extensions
+    )
+
+
+_Pool = TypeVar("_Pool")
+
+
+def _pool(
+    direct: Callable[..., _Pool],
+    through_proxy: Callable[..., _Pool],
+    backend: Callable[[bool], object],
+    ssl_context: ssl.SSLContext,
+    public_only: bool,
+    proxy: str | None,
+) -> _Pool:
+    """httpcore's pool: no shared connection limit (limits are per authority), no keep-alive."""
+    if proxy is None:
+        return direct(
+            ssl_context=ssl_context,
+            max_connections=None,
+            max_keepalive_connections=0,  # see _NO_KEEPALIVE
+            network_backend=backend(public_only),
+        )
+    # Through a proxy the socket operations (to the proxy) are bounded as without one.
+    url, auth = _proxy(proxy)
+    return through_proxy(
+        proxy_url=url,
+        proxy_auth=auth,
+        ssl_context=ssl_context,
+        max_connections=None,
+        max_keepalive_connections=0,
+        network_backend=backend(False),
+    )
 
 
 def _proxy(proxy: str) -> tuple[httpcore.URL, tuple[bytes, bytes] | None]:
@@ -372,63 +461,30 @@ class DeadlineTransport(httpx.BaseTransport):
         per_authority: int = 4,
         proxy: str | None = None,
     ) -> None:
-        self._pool: httpcore.ConnectionPool
-        if proxy is None:
-            self._pool = httpcore.ConnectionPool(
-                ssl_context=ssl_context,
-                max_connections=None,  # limits are per authority (below), never shared
-                max_keepalive_connections=0,  # see _NO_KEEPALIVE
-                network_backend=_Backend(public_only),
-            )
-        else:
-            # Through a proxy the deadline still bounds every socket operation (to the proxy).
-            url, auth = _proxy(proxy)
-            self._pool = httpcore.HTTPProxy(
-                proxy_url=url,
-                proxy_auth=auth,
-                ssl_context=ssl_context,
-                max_connections=None,
-                max_keepalive_connections=0,
-                network_backend=_Backend(public_only=False),
-            )
+        self._pool: httpcore.ConnectionPool = _pool(
+            httpcore.ConnectionPool, httpcore.HTTPProxy, _Backend, ssl_context, public_only, proxy
+        )
         self._slots = _Slots(per_authority, threading.BoundedSemaphore)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         key = _key(request)
-        sem = self._slots.enter(key)
-        try:
+        with self._slots.claim(key) as sem:
             _acquire(sem, request)
-        except BaseException:
-            self._slots.leave(key)
-            raise
-        try:
-            with _httpx_errors():
-                resp = self._pool.handle_request(_core_request(request))
-        except BaseException:
-            sem.release()
-            self._slots.leave(key)
-            raise
-        return httpx.Response(
-            status_code=resp.status,
-            headers=resp.headers,
-            stream=_ReleasingStream(resp.stream, sem, lambda: self._slots.leave(key)),  # type: ignore[arg-type]
-            extensions=resp.extensions,
-        )
+        with self._slots.freed_on_error(key, sem):
+            resp = self._pool.handle_request(_core_request(request))
+        body = _ReleasingStream(resp.stream, lambda: self._slots.free(key, sem))  # type: ignore[arg-type]
+        return _response(resp, body)
 
     def close(self) -> None:
         self._pool.close()
 
 
-class _AsyncReleasingStream(httpx.AsyncByteStream):
+class _AsyncReleasingStream(_SlotBody, httpx.AsyncByteStream):
     """The response body; closing it frees the authority's connection slot."""
 
-    def __init__(
-        self, inner: AsyncIterator[bytes], release: asyncio.Semaphore, done: Callable[[], None]
-    ) -> None:
+    def __init__(self, inner: AsyncIterator[bytes], free: Callable[[], None]) -> None:
+        super().__init__(free)
         self._inner = inner
-        self._release = release
-        self._done = done
-        self._closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         with _httpx_errors():
@@ -436,16 +492,10 @@ class _AsyncReleasingStream(httpx.AsyncByteStream):
                 yield part
 
     async def aclose(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        try:
+        with self._closing() as first:
             closer = getattr(self._inner, "aclose", None)
-            if closer is not None:
+            if first and closer is not None:
                 await closer()
-        finally:
-            self._release.release()
-            self._done()
 
 
 class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
@@ -459,47 +509,24 @@ class AsyncDeadlineTransport(httpx.AsyncBaseTransport):
         per_authority: int = 4,
         proxy: str | None = None,
     ) -> None:
-        self._pool: httpcore.AsyncConnectionPool
-        if proxy is None:
-            self._pool = httpcore.AsyncConnectionPool(
-                ssl_context=ssl_context,
-                max_connections=None,
-                max_keepalive_connections=0,  # see _NO_KEEPALIVE
-                network_backend=_AsyncBackend(public_only),
-            )
-        else:
-            url, auth = _proxy(proxy)
-            self._pool = httpcore.AsyncHTTPProxy(
-                proxy_url=url,
-                proxy_auth=auth,
-                ssl_context=ssl_context,
-                max_connections=None,
-                max_keepalive_connections=0,
-                network_backend=_AsyncBackend(public_only=False),
-            )
+        self._pool: httpcore.AsyncConnectionPool = _pool(
+            httpcore.AsyncConnectionPool,
+            httpcore.AsyncHTTPProxy,
+            _AsyncBackend,
+            ssl_context,
+            public_only,
+            proxy,
+        )
         self._slots = _Slots(per_authority, asyncio.Semaphore)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         key = _key(request)
-        sem = self._slots.enter(key)
-        try:
+        with self._slots.claim(key) as sem:
             await sem.acquire()  # bounded by the adapter's asyncio.wait_for
-        except BaseException:
-            self._slots.leave(key)
-            raise
-        try:
-            with _httpx_errors():
-                resp = await self._pool.handle_async_request(_core_request(request))
-        except BaseException:
-            sem.release()
-            self._slots.leave(key)
-            raise
-        return httpx.Response(
-            status_code=resp.status,
-            headers=resp.headers,
-            stream=_AsyncReleasingStream(resp.stream, sem, lambda: self._slots.leave(key)),  # type: ignore[arg-type]
-            extensions=resp.extensions,
-        )
+        with self._slots.freed_on_error(key, sem):
+            resp = await self._pool.handle_async_request(_core_request(request))
+        body = _AsyncReleasingStream(resp.stream, lambda: self._slots.free(key, sem))  # type: ignore[arg-type]
+        return _response(resp, body)
 
     async def aclose(self) -> None:
         await self._pool.aclose()

@@ -28,7 +28,7 @@ import zlib
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import aclosing
 from types import TracebackType
-from typing import cast
+from typing import TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -236,6 +236,30 @@ def _check_proxy(proxy: str | None, public_only: bool) -> None:
         raise InvalidArgument("public_only cannot be enforced through a proxy; use one or the other")
 
 
+_Transport = TypeVar("_Transport", DeadlineTransport, AsyncDeadlineTransport)
+
+
+def _own_transport(
+    kind: type[_Transport],
+    client: httpx.Client | httpx.AsyncClient | None,
+    verify: bool | ssl.SSLContext,
+    trust_env: bool,
+    public_only: bool,
+    per_authority: int,
+    proxy: str | None,
+) -> _Transport | None:
+    """The fetcher's own transport; None when the caller brought a client (its transport rules)."""
+    if client is not None:
+        return None
+    _check_proxy(proxy, public_only)
+    return kind(
+        ssl_context=_ssl_context(verify, trust_env),
+        public_only=public_only,
+        per_authority=per_authority,
+        proxy=proxy,
+    )
+
+
 class HttpFetcher:
     """Synchronous HTTP/HTTPS `Fetcher` on httpx, through robotskit's deadline transport.
 
@@ -265,15 +289,9 @@ class HttpFetcher:
         self._owns = client is None
         # Our own transport is driven directly: httpx's Client would parse every Location
         # itself (raising on hostile ones), add .netrc credentials and follow env proxies.
-        self._transport: DeadlineTransport | None = None
-        if client is None:
-            _check_proxy(proxy, public_only)
-            self._transport = DeadlineTransport(
-                ssl_context=_ssl_context(verify, trust_env),
-                public_only=public_only,
-                per_authority=per_authority,
-                proxy=proxy,
-            )
+        self._transport = _own_transport(
+            DeadlineTransport, client, verify, trust_env, public_only, per_authority, proxy
+        )
         self._client = client
 
     @contextlib.contextmanager
@@ -342,15 +360,9 @@ class AsyncHttpFetcher:
         proxy: str | None = None,
     ) -> None:
         self._owns = client is None
-        self._transport: AsyncDeadlineTransport | None = None
-        if client is None:
-            _check_proxy(proxy, public_only)
-            self._transport = AsyncDeadlineTransport(
-                ssl_context=_ssl_context(verify, trust_env),
-                public_only=public_only,
-                per_authority=per_authority,
-                proxy=proxy,
-            )
+        self._transport = _own_transport(
+            AsyncDeadlineTransport, client, verify, trust_env, public_only, per_authority, proxy
+        )
         self._client = client
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:

@@ -413,44 +413,63 @@ def _throw_bad_target(flow: Flow, request: FetchRequest, exc: InvalidURL) -> Fet
     return flow.throw(FetchError(f"redirect to {request.url!r}: {exc}", url=request.url, kind="bad-redirect"))
 
 
+class _Steps:
+    """A flow between its fetches: the request to fetch next, or the entry once it returned.
+
+    The step logic lives here once; `run_flow` and `arun_flow` only perform the I/O and hand
+    each outcome (a response, or the error the fetch raised) to `take`, as httpx's auth_flow
+    drivers do.
+    """
+
+    def __init__(self, flow: Flow) -> None:
+        self._flow = flow
+        self.entry: RobotsEntry
+        self.request: FetchRequest | None = self._step(lambda: next(flow))
+        self._first = self.request
+
+    def take(self, outcome: FetchResponse | FetchError | InvalidURL) -> None:
+        """Send the response in, or throw the error in; the next request (or the entry) follows."""
+        flow, request = self._flow, self.request
+        assert request is not None
+        if isinstance(outcome, FetchError):
+            self.request = self._step(lambda: flow.throw(outcome))
+        elif isinstance(outcome, InvalidURL):
+            if request is self._first:
+                raise outcome
+            self.request = self._step(lambda: _throw_bad_target(flow, request, outcome))
+        else:
+            self.request = self._step(lambda: flow.send(outcome))
+
+    def _step(self, advance: Callable[[], FetchRequest]) -> FetchRequest | None:
+        try:
+            return advance()
+        except StopIteration as stop:
+            self.entry = stop.value
+            return None
+
+
 def run_flow(flow: Flow, fetch: Callable[[FetchRequest], FetchResponse]) -> RobotsEntry:
     """Drive a flow with a synchronous fetch function (a `Fetcher.fetch`)."""
-    try:
-        request = first = next(flow)
-        while True:
-            try:
-                response = fetch(request)
-            except FetchError as exc:
-                request = flow.throw(exc)
-            except InvalidURL as exc:
-                if request is first:
-                    raise
-                request = _throw_bad_target(flow, request, exc)
-            else:
-                request = flow.send(response)
-    except StopIteration as stop:
-        entry: RobotsEntry = stop.value
-        return entry
+    steps = _Steps(flow)
+    while (request := steps.request) is not None:
+        try:
+            outcome: FetchResponse | FetchError | InvalidURL = fetch(request)
+        except (FetchError, InvalidURL) as exc:
+            outcome = exc
+        steps.take(outcome)
+    return steps.entry
 
 
 async def arun_flow(flow: Flow, fetch: Callable[[FetchRequest], Awaitable[FetchResponse]]) -> RobotsEntry:
     """Drive a flow with an asynchronous fetch function (an `AsyncFetcher.fetch`)."""
-    try:
-        request = first = next(flow)
-        while True:
-            try:
-                response = await fetch(request)
-            except FetchError as exc:
-                request = flow.throw(exc)
-            except InvalidURL as exc:
-                if request is first:
-                    raise
-                request = _throw_bad_target(flow, request, exc)
-            else:
-                request = flow.send(response)
-    except StopIteration as stop:
-        entry: RobotsEntry = stop.value
-        return entry
+    steps = _Steps(flow)
+    while (request := steps.request) is not None:
+        try:
+            outcome: FetchResponse | FetchError | InvalidURL = await fetch(request)
+        except (FetchError, InvalidURL) as exc:
+            outcome = exc
+        steps.take(outcome)
+    return steps.entry
 
 
 # --- decisions ------------------------------------------------------------------------------
