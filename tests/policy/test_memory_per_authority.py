@@ -11,11 +11,13 @@ driving fetch_flow with MockFetcher), and each authority is used the way a crawl
 from __future__ import annotations
 
 import gc
+import re
 import tracemalloc
 
 import pytest
 
 from robotskit.client import RobotsClient
+from robotskit.core.profiles import _TOKEN_CACHES
 from robotskit.policy.parses import PARSE_MEMO_BUDGET, PARSES, ParseMemo, estimated_size, full_parse
 from robotskit.testing import FrozenClock, MockFetcher, http_response
 
@@ -51,6 +53,11 @@ def _fresh_client() -> tuple[MockFetcher, RobotsClient]:
 
 
 def _retained() -> int:
+    """Memory traced now, without the process-wide memos bounded by count rather than by
+    authority (user-agent tokens, compiled regexes): how full they happen to be depends on what
+    ran before in the process, not on what a client keeps per host."""
+    _TOKEN_CACHES.clear()
+    re.purge()
     gc.collect()
     return tracemalloc.get_traced_memory()[0]
 
