@@ -29,7 +29,7 @@ STALL_CHECKS = 2000
 
 
 def crawler_tokens() -> list[str]:
-    from robotskit.audit.crawlers import load_crawlers  # noqa: PLC0415 - robotskit is set up by _peers
+    from robotskit.core.crawlers import load_crawlers  # noqa: PLC0415 - robotskit is set up by _peers
 
     return [crawler.token for crawler in load_crawlers()]
 

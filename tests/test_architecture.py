@@ -37,7 +37,7 @@ def test_shims_re_export_the_real_modules() -> None:
         ("profiles", "core.profiles"),
         ("parser", "core.parser"),
         ("matcher", "core.matcher"),
-        ("crawlers", "audit.crawlers"),
+        ("crawlers", "core.crawlers"),
         ("testing", "fetch.testing"),
     ]:
         module = importlib.import_module(f"robotskit.{shim}")

@@ -1,9 +1,9 @@
 """The bundled table of well-known crawlers.
 
-Kept for its import path; the code lives in `robotskit.audit.crawlers`.
+Kept for its import path; the code lives in `robotskit.core.crawlers`.
 """
 
-from robotskit.audit.crawlers import (
+from robotskit.core.crawlers import (
     CATEGORIES,
     Crawler,
     CrawlerTable,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 import robotskit
-from robotskit.audit.crawlers import load_crawlers
+from robotskit.core.crawlers import load_crawlers
 from robotskit.web import create_app
 from robotskit.web.inputs import MAX_AGENTS, MAX_BODY_BYTES, MAX_CELLS, MAX_FILE_BYTES, MAX_URLS
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robotskit.audit.crawlers import Crawler, CrawlerTable, load_crawlers
 from robotskit.core.agents import Agent
+from robotskit.core.crawlers import Crawler, CrawlerTable, load_crawlers
 from robotskit.core.model import Group
 from robotskit.core.profiles import RFC9309, profile_for_url
 from robotskit.document import RobotsTxt

@@ -43,7 +43,7 @@ GEMINI_PURPOSES = ("archiver", "indexer", "researcher", "webproxy")
 def default_agents() -> tuple[AgentSpec, ...]:
     """The bundled well-known crawlers, plus Gemini's virtual agents as purposes (docs/profiles/gemini.md)."""
     try:
-        from robotskit.audit.crawlers import load_crawlers  # noqa: PLC0415 - optional sibling module
+        from robotskit.core.crawlers import load_crawlers  # noqa: PLC0415 - optional sibling module
 
         table = load_crawlers()
         tokens = [c.token for c in table if "gemini" not in c.categories]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from robotskit.cli._sources import cache_spec
+
 __all__ = ["add_serve", "cmd_serve"]
 
 _EXIT_USAGE = 2
@@ -33,20 +35,6 @@ def add_serve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
     serve.set_defaults(handler=cmd_serve)
 
 
-def _cache_spec(args: argparse.Namespace) -> str:
-    if args.no_cache:
-        return "memory://"
-    if args.cache and "://" in args.cache:
-        return str(args.cache)
-    from pathlib import Path  # noqa: PLC0415
-
-    from robotskit.cli import default_cache_path  # noqa: PLC0415 - the package imports this module
-
-    path = Path(args.cache) if args.cache else default_cache_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite://{path.resolve()}"
-
-
 def _usage(message: str) -> int:
     print(f"robotskit: error: {message}", file=sys.stderr)
     return _EXIT_USAGE
@@ -65,7 +53,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         return _usage(f"--timeout must be a positive number of seconds, not {args.timeout}")
     try:
-        cache = _cache_spec(args)
+        cache = cache_spec(args)
     except OSError as exc:
         return _usage(f"cannot create the cache directory: {exc}")
     try:

@@ -4,7 +4,7 @@ Owns: loading `robotskit/data/crawlers.json` (versioned: `version` and `date` fi
 frozen `Crawler` values. The table is data, not policy: `robotskit.audit` reads it to tell a
 site owner which crawlers a robots.txt blocks, and `Agent.crawler` reads a crawler's fallback
 chain from it. It lives in the core (standard library only, reads package data) so that the
-core's `Agent.crawler` needs nothing above it; `robotskit.audit.crawlers` re-exports it.
+core's `Agent.crawler` needs nothing above it; `robotskit.crawlers` re-exports it.
 Nothing here touches the network.
 
 Fallback chains: where an operator documents that a crawler with no group of its own obeys

@@ -13,7 +13,7 @@ from typing import Any
 import robotskit
 from robotskit import Decision, Diagnostic, RobotsTxt, Rule, diff_verdicts
 from robotskit.audit import audit
-from robotskit.audit.crawlers import CATEGORIES, load_crawlers
+from robotskit.core.crawlers import CATEGORIES, load_crawlers
 from robotskit.lint import lint
 
 __all__ = [
