@@ -46,11 +46,6 @@ class Profile:
     # Records this profile's crawler ignores (Google: crawl-delay, request-rate); lint says so.
     ignored_records: frozenset[str] = frozenset()
 
-    @property
-    def family(self) -> str:
-        """Profiles that read a file identically share one compiled view of it."""
-        return GOOGLE if not self.normalise_urls else RFC9309
-
 
 _C_SPACE = frozenset(" \t\n\v\f\r")  # C isspace(), what Google's check uses
 # rfc9309: ASCII letters, digits, '-' and '_'; a non-ASCII letter continues the token rather than
