@@ -56,10 +56,13 @@ def test_skeleton_and_full_parse_agree_on_the_corpus(
     """Every seventh corpus file: decisions, groups and records equal whichever way the file is read."""
     cases = _corpus_cases()
     for body, urls in cases:
+        # The groups are read on first need, skeleton or full parse as `_worth_a_skeleton` says.
         monkeypatch.setattr(_robots, "_worth_a_skeleton", lambda data: True)
         lazy = robotskit.parse(body, profile)
+        lazy._groups_source()
         monkeypatch.setattr(_robots, "_worth_a_skeleton", lambda data: False)
         eager = robotskit.parse(body, profile)
+        eager._groups_source()
         assert lazy._parsed is None and eager._parsed is not None
         for agent in AGENTS:
             for url in urls:

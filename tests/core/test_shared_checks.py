@@ -65,6 +65,7 @@ def test_many_agents_on_one_object_equal_decide(
 def test_agents_of_one_group_set_share_a_check() -> None:
     """Agents that land in the same groups get the same check object; others get their own."""
     robots = robotskit.parse("User-agent: a-bot\nDisallow: /a\n\nUser-agent: *\nDisallow: /\n")
+    robots.allowed("/", "first")  # a file's first check is answered without a check (first_check)
     for agent in ("x", "y", "A-Bot/1.0", "a-bot", None):
         robots.allowed("/a", agent)
     checks = robots._checkers

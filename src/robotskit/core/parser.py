@@ -12,6 +12,7 @@ is applied later by `robotskit.matcher`, so one parse serves every profile.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import NamedTuple, Protocol
 from urllib.parse import urljoin
 
@@ -50,6 +51,16 @@ class RawGroup(NamedTuple):
     agents: tuple[tuple[int, str], ...]
     rules: tuple[RawRule, ...]
 
+    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]]:
+        """The allow flags and values of the rules a first check reads: all of them here
+        (see `SkeletonGroup.candidate_rules`)."""
+        rules = self.rules
+        return list(map(_ALLOW_OF, rules)), list(map(_VALUE_OF, rules))
+
+
+_ALLOW_OF = itemgetter(1)  # of a RawRule
+_VALUE_OF = itemgetter(2)
+
 
 class GroupLike(Protocol):
     """A group as `matcher.View` reads it: a `RawGroup`, or a lazily read `_skeleton.SkeletonGroup`."""
@@ -59,6 +70,11 @@ class GroupLike(Protocol):
 
     @property
     def rules(self) -> tuple[RawRule, ...]: ...
+
+    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]]:
+        """Allow flags and values of (at least) the rules whose pattern may match a path whose
+        second character is `second` (`first_check.first_verdict`)."""
+        ...
 
 
 class GroupedFile(Protocol):

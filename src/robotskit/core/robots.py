@@ -23,6 +23,7 @@ from robotskit.core.extensions import (
     parse_request_rate,
     parse_visit_time,
 )
+from robotskit.core.first_check import first_verdict, quick_verdict
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
 from robotskit.core.matcher import View, decide
 from robotskit.core.model import Decision, Diagnostic, Group, Line, Record
@@ -77,6 +78,7 @@ class ParsedRobots:
         "__weakref__",  # a client keeps its hosts' parsed files weakly (the parse memo owns them)
         "_body",
         "_checkers",
+        "_fresh",
         "_last",
         "_lines",
         "_max_bytes",
@@ -110,10 +112,9 @@ class ParsedRobots:
         # the groups a check needs (`_skeleton`; equal to the full parse's, property-tested).
         self._parsed: ParsedFile | None = None
         self._skeleton: Skeleton | None = None
-        if _worth_a_skeleton(data):
-            self._skeleton = read_skeleton(data, max_bytes)
-        else:
-            self._parsed = parse_file(data, max_bytes, robots_url)
+        # No check answered yet: the first one is answered without building a check (see
+        # `_first_check`); the next ones build and keep theirs.
+        self._fresh = True
         self._views: dict[str, View] = {}
         # (profile name, agent) -> compiled check; bounded because agents may be ever-new strings
         self._checkers: dict[tuple[str, AgentLike], Check] = {}
@@ -136,7 +137,15 @@ class ParsedRobots:
         return parsed
 
     def _groups_source(self) -> GroupedFile:
-        return self._parsed or self._skeleton or self._file  # (a ParsedFile is a non-empty tuple)
+        """What the views read the groups from: the full parse if built, else the skeleton
+        (read first when it saves more than it costs)."""
+        source: GroupedFile | None = self._parsed or self._skeleton  # (a ParsedFile is a non-empty tuple)
+        if source is None:
+            if _worth_a_skeleton(self._body):
+                source = self._skeleton = read_skeleton(self._body, self._max_bytes)
+            else:
+                source = self._file
+        return source
 
     def _resolve(self, url: str) -> tuple[View, Profile]:
         profile = self._profile or profile_for_url(url)
@@ -173,6 +182,11 @@ class ParsedRobots:
                 profile = profile_for_url(url) if url[:1] in "gG" else _RFC
             check = self._checkers.get((profile.name, agent))
             if check is None:
+                if self._fresh:
+                    self._fresh = False
+                    first = self._first_check(profile, agent, url)
+                    if first is not None:
+                        return first
                 check = self._checker(profile, agent)
             if profile is self._profile or profile is _RFC:
                 self._last = _last_check(agent, check)
@@ -185,6 +199,19 @@ class ParsedRobots:
             raise
         check.memo = (url, answer)
         return answer
+
+    def _first_check(self, profile: Profile, agent: AgentLike, url: str) -> bool | None:
+        """The verdict of the check `_checker` would build, from the groups that judge a plain
+        agent (`first_check.first_verdict`), or None: left to the check."""
+        if not self._views and self._parsed is None and self._skeleton is None:  # nothing read yet
+            answer = quick_verdict(self._body, self._max_bytes, profile, agent, url)
+            if answer is not None:
+                return answer
+        positions = self._view(profile).group_set(profile, agent)
+        if positions is None:
+            return None
+        groups = self._groups_source().groups
+        return first_verdict([groups[position] for position in positions], profile, url)
 
     def _checker(self, profile: Profile, agent: AgentLike) -> Check:
         view = self._view(profile)

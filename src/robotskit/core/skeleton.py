@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from itertools import count as numbers
 from itertools import repeat
-from operator import itemgetter
+from operator import itemgetter, not_
 
 from robotskit.core.lexer import (
     DEFAULT_MAX_BYTES,
@@ -49,7 +49,16 @@ from robotskit.core.lexer import (
 from robotskit.core.model import LineKind
 from robotskit.core.parser import RawRule
 
-__all__ = ["DEFAULT_MAX_BYTES", "Skeleton", "SkeletonGroup", "read_skeleton"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "Skeleton",
+    "SkeletonGroup",
+    "directive",
+    "has_long_line",
+    "read_skeleton",
+    "region_rules",
+    "rule_between",
+]
 
 _USER_AGENT = LineKind.USER_AGENT
 _ALLOW = LineKind.ALLOW
@@ -68,7 +77,7 @@ _UA_RUN = re.compile(rb"(?:user-agent:[^\n]*\n)+")
 _AFTER_KEY = itemgetter(slice(len("user-agent:"), None))
 
 
-def _directive(line: str) -> tuple[LineKind, str] | None:
+def directive(line: str) -> tuple[LineKind, str] | None:
     """(kind, value) of one line, None for a line without a directive: `parser._read_groups`'s
     per-line reading, step for step (fast path, comment/empty skip, `lex_line`, INVALID dropped)."""
     key, colon, value = line.partition(":")
@@ -120,9 +129,9 @@ def _cut_rules(text: str, start: int, end: int, first_line: int) -> tuple[RawRul
     cuts it (`cap_line` leaves every other line as it is)."""
     rules: list[RawRule] = []
     for number, line in enumerate(map(cap_line, text[start:end].split("\n")), first_line):
-        directive = _directive(line[0])
-        if directive is not None and directive[0] in _RULE_KINDS:
-            rules.append((number, directive[0] is _ALLOW, directive[1]))
+        found = directive(line[0])
+        if found is not None and found[0] in _RULE_KINDS:
+            rules.append((number, found[0] is _ALLOW, found[1]))
     return tuple(rules)
 
 
@@ -156,9 +165,9 @@ def _rule_lines(
         if line_end < 0:
             line_end = end
         content = text[line_start:line_end]
-        directive = _directive(cap_line(content)[0] if capped else content)
-        if directive is not None:
-            kind, value = directive
+        read = directive(cap_line(content)[0] if capped else content)
+        if read is not None:
+            kind, value = read
             if kind is _DISALLOW or kind is _ALLOW:
                 line += low.count(b"\n", counted, line_start)
                 counted = line_start
@@ -169,7 +178,7 @@ def _rule_lines(
     return found
 
 
-def _rule_between(text: str, low: bytes, capped: bool, start: int, end: int, first_line: int) -> bool:
+def rule_between(text: str, low: bytes, capped: bool, start: int, end: int, first_line: int) -> bool:
     """Is one of the whole lines of `text[start:end]` an allow/disallow line? Nearly always the
     first line is one, written the common way (`FAST_KEYS`): that is decided on the spot."""
     colon = low.find(b":", start, end)
@@ -178,6 +187,61 @@ def _rule_between(text: str, low: bytes, capped: bool, start: int, end: int, fir
     if colon >= 0 and FAST_KEYS.get(text[start:colon]) in _RULE_KINDS:
         return True
     return bool(_rule_lines(text, low, capped, start, end, first_line, True))
+
+
+# The rule lines of a group's region a first check reads (`SkeletonGroup.candidate_rules`), one
+# pattern per second character of the path (c), in the text with LF line breaks, each match led
+# by the "\n" before its line (so the engine skips from line to line in C):
+# - an allow or disallow line written `key: value` (any case, whitespace around the colon) whose
+#   value starts with `/c`, `/%`, `/*`, `*` or is `/` alone: the only values whose pattern can
+#   match such a path. (Patterns are prefix matches of paths starting with '/'; normalising a
+#   value changes its second character only from an escape (`/%63` may become `/c`) or from a
+#   character it escapes (which then reads `%`), and the caller reads every line when the
+#   path's own second character is '%'.) For such a line the parser's fast path (`FAST_KEYS`)
+#   or `lex_line` gives this kind and this value, whitespace-stripped: its key is the text
+#   before the first colon, stripped, and is exactly `allow` or `disallow`;
+# - suspect: any other line whose content starts with `a` or `d` and holds "ll" or "alo" before
+#   a `#`. Every key Google accepts as allow or disallow (`lexer._PREFIX_KEYS`) starts so and holds
+#   one of those, and the key starts the line's content: so with no suspect line in a region,
+#   every rule line of the region is a `key: value` line and the first branch missed none that
+#   could match. (A region holds no user-agent line: the skeleton read each of those.)
+_CANDIDATES: dict[str, re.Pattern[str]] = {}
+_SPACE = "[ \\t\\v\\f\\r]"
+_DIS = itemgetter(0)
+_VALUE = itemgetter(1)
+_SUSPECT = itemgetter(2)
+_ALLOW_OF = itemgetter(1)  # of a RawRule
+_VALUE_OF = itemgetter(2)
+
+
+def region_rules(text: str, low: bytes, start: int, end: int, second: str) -> tuple[list[bool], list[str]]:
+    """The allow flags and values of the rule lines among the whole lines of `text[start:end]`
+    (LF breaks, no cut line, `start` > 0; `low` the lowered bytes) whose pattern may match a path
+    whose second character is `second`, read in one pass (`_candidates`); every rule line, read
+    line by line, if a line needs the exact reading or no pass serves `second`."""
+    candidates = _candidates(second)
+    if candidates is not None:
+        # the region starts a line: the "\n" before it leads the first match
+        found = candidates.findall(text, start - 1, end)
+        if not found or not any(map(_SUSPECT, found)):
+            return list(map(not_, map(_DIS, found))), list(map(str.rstrip, map(_VALUE, found), _WHITESPACES))
+    rules = _rules_of_lines(_Source(text, low, False), start, end, 1)
+    return list(map(_ALLOW_OF, rules)), list(map(_VALUE_OF, rules))
+
+
+def _candidates(second: str) -> re.Pattern[str] | None:
+    """The candidate-line pattern for paths whose second character is `second` (None: read every line)."""
+    pattern = _CANDIDATES.get(second)
+    if pattern is None:
+        if len(second) != 1 or not ("!" <= second <= "~") or second == "%":
+            return None  # one pattern per printable ASCII character at most
+        pattern = _CANDIDATES[second] = re.compile(
+            r"\n" + _SPACE + r"*+(?:(?i:(dis)?allow)" + _SPACE + r"*+:" + _SPACE + r"*+"
+            r"((?:/(?:[" + re.escape(second) + r"%*]|(?=[ \t\v\f\r#\n]|\Z))|\*)[^#\n]*)"
+            r"|(?!(?i:(?:dis)?allow)" + _SPACE + r"*+:)([aAdD])[^\n#]*?(?i:ll|alo))",
+            re.ASCII,
+        )
+    return pattern
 
 
 class _Source:
@@ -217,6 +281,17 @@ class SkeletonGroup:
             rules = self._rules = _rules_of_lines(self._source, self._start, self._end, self._first_line)
         return rules
 
+    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]]:
+        """The allow flags and values of (at least) the rule lines whose pattern may match a
+        path whose second character is `second` (see `region_rules`); all of them when they
+        are read already or the file's lines are cut."""
+        rules = self._rules
+        source = self._source
+        if rules is None and not source.capped:
+            return region_rules(source.text, source.low, self._start, self._end, second)
+        rules = self.rules
+        return list(map(_ALLOW_OF, rules)), list(map(_VALUE_OF, rules))
+
     def __repr__(self) -> str:
         return f"SkeletonGroup(agents={self.agents!r})"
 
@@ -234,7 +309,7 @@ class Skeleton:
         return f"Skeleton(groups={len(self.groups)}, preamble={len(self.preamble)})"
 
 
-def _has_long_line(body: bytes) -> bool:
+def has_long_line(body: bytes) -> bool:
     """Does a line of `body` (breaks already LF) exceed `MAX_LINE_BYTES`? In a few C-level
     searches: from a line start `pos`, the last break within the next `MAX_LINE_BYTES + 1` bytes
     ends every line that starts before it, and those lines are short; none there means the line
@@ -260,7 +335,7 @@ def read_skeleton(data: bytes | str, max_bytes: int = DEFAULT_MAX_BYTES) -> Skel
     # As parse_file: in a file with a NUL or an over-long line, every line is read through
     # `cap_line` (cut at the NUL, at the cap). A cut line is a prefix of the whole line, so the
     # key that makes it a candidate is still found in the whole line.
-    capped = b"\x00" in body or (len(body) > MAX_LINE_BYTES and _has_long_line(body))
+    capped = b"\x00" in body or (len(body) > MAX_LINE_BYTES and has_long_line(body))
     # latin-1: one character per byte, so offsets in the lowered bytes are offsets in the text.
     return _read(body.decode("latin-1"), body.lower(), capped)
 
@@ -292,20 +367,20 @@ def _read(text: str, low: bytes, capped: bool) -> Skeleton:
         if line_end < 0:
             line_end = size
         content = cap_line(text[line_start:line_end])[0] if capped else text[line_start:line_end]
-        # `_directive`, with its fast path inlined: most candidates are `User-agent: x` lines.
+        # `directive`, with its fast path inlined: most candidates are `User-agent: x` lines.
         key, colon, value = content.partition(":")
         kind = fast(key)
         if kind is not None and colon:
             if kind is user_agent:
                 value = (value.partition("#")[0] if "#" in value else value).strip(whitespace)
         else:
-            kind, value = _directive(content) or (None, "")
+            kind, value = directive(content) or (None, "")
         if kind is user_agent:
             if not agents:
                 first_start = line_start
             # A rule line between the previous user-agent line and this one closes the group
             # (none can stand between two adjacent lines).
-            elif line_start != previous_end + 1 and _rule_between(
+            elif line_start != previous_end + 1 and rule_between(
                 text, low, capped, previous_end + 1, line_start, previous_line + 1
             ):
                 rules = previous_end + 1  # the group's rule lines are among those up to here

@@ -1,0 +1,273 @@
+"""The first check of a freshly parsed file, answered without building a check.
+
+A crawler that parses a file and asks it once (a broad crawl, an audit) would otherwise pay for
+everything a check is built from: the groups read, the view's token index, the plan, the rule
+set, the check and its closures, each group's rules read and normalised line by line. Here the
+verdict comes from a few C-level passes over the text instead:
+
+- `quick_verdict` reads nothing but what judges the agent: the user-agent lines that name its
+  token or `*` (found with byte searches, each read exactly), their groups' extent, and among
+  those groups' rule lines only the ones whose pattern can match the path at all
+  (`skeleton.region_rules`, one regular-expression pass);
+- `first_verdict` does the same from groups read already (the view's `group_set`).
+
+Either way the candidates' patterns are normalised as one joined string and the longest match
+comes out of `map`s over them; Python steps are spent per group and per wildcard pattern only.
+The verdict is the plan's (`checker.make_checker` over `View.plan`), which the property tests
+hold it to. None means "left to the general path", for what these readings do not cover:
+
+- `quick_verdict`: a line holding "agent" that is not written `User-agent:` at its start but may
+  be a user-agent line (indented, misspelt: the skeleton reads those exactly), a file whose
+  lines the parser cuts (a NUL, an over-long line), the gemini profile (every token judged
+  alone, the preamble applies), an `Agent` object, a caller token that is empty or not ASCII;
+- both: more than `_MAX_WILDCARDS` wildcard patterns left to try (a hostile file: the rule set
+  bounds that cost).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import not_
+
+from robotskit.core.agents import product_token
+from robotskit.core.lexer import MAX_LINE_BYTES, WHITESPACE, prepare
+from robotskit.core.model import LineKind
+from robotskit.core.parser import GroupLike
+from robotskit.core.pattern import pattern_matches
+from robotskit.core.profiles import Profile, cached_group_token, group_token_cache
+from robotskit.core.skeleton import directive, has_long_line, region_rules, rule_between
+from robotskit.core.url import (
+    google_escape_patterns,
+    google_match_path,
+    patterns_need_normalising,
+    rfc_match_path,
+    rfc_normalise_patterns,
+)
+
+__all__ = ["first_verdict", "quick_verdict"]
+
+# More wildcard or `$` patterns than this left to try (see `_verdict`): left to the rule set.
+_MAX_WILDCARDS = 32
+# A user-agent line as nearly every file writes it, in "\n" + the lowered bytes: the key at the
+# line start, the colon right after it. For such a line the parser's fast path (`FAST_KEYS`) or
+# `lex_line` reads a user-agent line whose value is the rest up to `#`, whitespace-stripped.
+_USER_AGENT = b"\nuser-agent:"
+_VALUE_START = len(_USER_AGENT)
+# "agent" anywhere but in such a key: a line that may be a user-agent line written otherwise.
+# (Led by the literal, so the engine scans for it in C.)
+_OTHER_AGENT = re.compile(rb"agent(?:(?<!\nuser-agent)|(?!:))")
+# Such a line whose value may be `*` (the token of `*` and, in the google profile, `* text`).
+_STAR_LINE = re.compile(rb"\nuser-agent:[ \t\v\f\r]*\*")
+# UTF-8 of the two characters whose lower case holds an ASCII letter (U+0130 and U+212A): a
+# user-agent value holding one may have a token that its lowered bytes do not spell.
+_LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
+
+
+def quick_verdict(
+    data: bytes | str, max_bytes: int, profile: Profile, agent: object, url: str
+) -> bool | None:
+    """May `agent` (a string or None) fetch `url` under `profile`, `data` read as `parse_file`
+    reads it? None when left to the general path (see the module docstring)."""
+    if profile.judge_every_token:
+        return None
+    if agent is None:
+        token = "*"
+    elif type(agent) is str:
+        token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
+        if not token or not token.isascii():
+            return None
+    else:
+        return None
+    path = rfc_match_path(url) if profile.normalise_urls else google_match_path(url)
+    if profile.robots_txt_always_allowed and path == "/robots.txt":
+        return True  # RFC 9309 2.2.2
+    body = prepare(data, max_bytes)[0]
+    if b"\r" in body:  # CR, LF and CRLF each end one line (split_lines)
+        body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if b"\x00" in body or (len(body) > MAX_LINE_BYTES and has_long_line(body)):
+        return None  # the parser cuts lines here
+    body = b"\n" + body  # every line, the first too, follows a "\n"
+    low = body.lower()  # only A-Z change: offsets in `low` are offsets in `text`
+    text = body.decode("latin-1")
+    if not _agents_written_plainly(text, low):
+        return None
+    if not low.isascii() and any(map(low.__contains__, _LOWERS_TO_ASCII)):
+        return None
+    regions = _named_regions(text, low, profile, token) if token != "*" else []
+    if not regions:
+        regions = _star_regions(text, low, profile)
+        if not regions:
+            return True  # no group applies
+    second = path[1:2]
+    allows: list[bool] = []
+    values: list[str] = []
+    for start, end in regions:
+        region_allows, region_values = region_rules(text, low, start, end, second)
+        allows += region_allows
+        values += region_values
+    return _verdict(profile, path, allows, values)
+
+
+def first_verdict(groups: Sequence[GroupLike], profile: Profile, url: str) -> bool | None:
+    """May the agent judged by `groups` (merged, as one token's judgement) fetch `url` under
+    `profile`? None when left to the general path (see the module docstring)."""
+    path = rfc_match_path(url) if profile.normalise_urls else google_match_path(url)
+    if profile.robots_txt_always_allowed and path == "/robots.txt":
+        return True  # RFC 9309 2.2.2
+    second = path[1:2]
+    allows: list[bool] = []
+    values: list[str] = []
+    for group in groups:
+        group_allows, group_values = group.candidate_rules(second)
+        allows += group_allows
+        values += group_values
+    return _verdict(profile, path, allows, values)
+
+
+def _agents_written_plainly(text: str, low: bytes) -> bool:
+    """Is every user-agent line of the file a `User-agent:` line (`_USER_AGENT`)? Every key
+    Google accepts as user-agent holds "agent", so only the lines holding it elsewhere than in
+    such a key are read (exactly, as the parser reads them)."""
+    for other in _OTHER_AGENT.finditer(low):
+        at = other.start()
+        line = low.rfind(b"\n", 0, at)
+        if low.startswith(_USER_AGENT, line):
+            continue  # in the value or comment of a plain user-agent line
+        end = low.find(b"\n", at)
+        found = directive(text[line + 1 : end if end >= 0 else len(text)])
+        if found is not None and found[0] is LineKind.USER_AGENT:
+            return False
+    return True
+
+
+def _token_of_line(text: str, low: bytes, profile: Profile, line: int) -> tuple[str | None, int]:
+    """The group token of the plain user-agent line after the "\\n" at `line`, and its end."""
+    end = low.find(b"\n", line + 1)
+    if end < 0:
+        end = len(low)
+    value = text[line + _VALUE_START : end]
+    if "#" in value:
+        value = value.partition("#")[0]
+    value = value.strip(WHITESPACE)
+    cache = group_token_cache(profile)
+    return (cache[value] if value in cache else cached_group_token(profile, cache, value)), end
+
+
+def _named_regions(text: str, low: bytes, profile: Profile, token: str) -> list[tuple[int, int]]:
+    """The rule regions of the groups naming `token` (found where its bytes occur)."""
+    regions: list[tuple[int, int]] = []
+    needle = token.encode("ascii")
+    covered = 0  # where the last region starts: the lines before it are in groups found already
+    at = low.find(needle)
+    while at >= 0:
+        line = low.rfind(b"\n", 0, at)
+        if line >= covered and low.startswith(_USER_AGENT, line):
+            found, end = _token_of_line(text, low, profile, line)
+            if found == token:
+                region = _region(text, low, end)
+                regions.append(region)
+                covered = region[0]
+        next_line = low.find(b"\n", at)
+        if next_line < 0:
+            break
+        at = low.find(needle, next_line)
+    return regions
+
+
+def _star_regions(text: str, low: bytes, profile: Profile) -> list[tuple[int, int]]:
+    """The rule regions of the `*` groups."""
+    regions: list[tuple[int, int]] = []
+    covered = 0
+    for star in _STAR_LINE.finditer(low):
+        line = star.start()
+        if line < covered:
+            continue
+        found, end = _token_of_line(text, low, profile, line)
+        if found == "*":
+            region = _region(text, low, end)
+            regions.append(region)
+            covered = region[0]
+    return regions
+
+
+def _region(text: str, low: bytes, end: int) -> tuple[int, int]:
+    """The rule region of the group of the user-agent line ending at `end` (its "\\n"): from
+    the end of the group's last user-agent line to the next user-agent line, which starts the
+    next group (RFC 9309 2.1: consecutive user-agent lines share a group, one after a rule
+    line starts a new one)."""
+    size = len(low)
+    while end < size:
+        following = low.find(_USER_AGENT, end)  # the "\n" before the next user-agent line
+        if following < 0:
+            break
+        if following != end and rule_between(text, low, False, end + 1, following + 1, 1):
+            return end + 1, following + 1
+        end = low.find(b"\n", following + 1)
+        if end < 0:
+            end = size
+    return end + 1, size
+
+
+def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str]) -> bool | None:
+    """The verdict of the rules `values` (raw patterns) for `path`, or None (too many wildcards)."""
+    if not values:
+        return True
+    joined = "\n".join(values)
+    google = not profile.normalise_urls
+    if patterns_need_normalising(joined, google=google):
+        joined = google_escape_patterns(joined) if google else rfc_normalise_patterns(joined)
+        values = joined.split("\n")
+    anchored = "$" in joined
+    if profile.index_html_allows_directory and "/index.htm" in joined:
+        anchored = _add_index_html_rules(allows, values) or anchored
+    matches = list(map(path.startswith, values))
+    if anchored or "*" in joined:
+        count = len(values)
+        wildcards = sorted(
+            {
+                *compress(range(count), map(str.__contains__, values, repeat("*"))),
+                *compress(range(count), map(str.endswith, values, repeat("$"))),
+            }
+        )
+        # A pattern can only match a path holding each of its literal characters: deleting the
+        # path's characters from the patterns (in C) leaves the others non-empty.
+        left = (
+            "\n".join(map(values.__getitem__, wildcards))
+            .encode("latin-1")  # normalised patterns are ASCII
+            .translate(None, _literals(path))
+            .split(b"\n")
+        )
+        tried = list(compress(wildcards, map(not_, left)))
+        if len(tried) > _MAX_WILDCARDS:
+            return None
+        for index in wildcards:
+            matches[index] = False
+        for index in tried:
+            matches[index] = pattern_matches(values[index], path)
+    # RFC 9309 2.2.2: the longest matching pattern decides, allow on equal length (True beats
+    # False). An empty pattern is no rule: length 0 never beats "none matched".
+    length, allow = max(compress(zip(map(len, values), allows, strict=True), matches), default=(0, True))
+    return length == 0 or allow
+
+
+def _literals(path: str) -> bytes:
+    """The bytes to delete from wildcard patterns: the path's ASCII characters but the line
+    break that separates the patterns (a google-profile path is the URL as given), `*`, `$`."""
+    return path.encode("ascii", "ignore").replace(b"\n", b"") + b"*$"
+
+
+def _add_index_html_rules(allows: list[bool], values: list[str]) -> bool:
+    """Google: `Allow: /dir/index.htm(l)` also allows `/dir/`, as the pattern `/dir/$`
+    (`matcher._with_index_html_rules`, on patterns). True if it added one."""
+    added = False
+    for index in range(len(values)):
+        if allows[index]:
+            pattern = values[index]
+            slash = pattern.rfind("/")
+            if slash >= 0 and pattern.startswith("/index.htm", slash):
+                allows.append(True)
+                values.append(pattern[: slash + 1] + "$")
+                added = True
+    return added
