@@ -1,0 +1,312 @@
+"""A file's first check (`core.first_check`) gives the verdict `decide` gives.
+
+The first check reads only what judges the agent: the user-agent lines naming its token or `*`
+(byte searches), their groups' extent, and among those groups' rule lines the ones whose pattern
+can match the path (one regular-expression pass per region, `skeleton.region_rules`). These
+tests hold it to `decide` (the plan and its rule sets, which read every line) on random files
+built from every spelling Google accepts, on raw byte soup, on the corpus, and across line
+endings; and check that it declines what it cannot read exactly.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import robotskit
+from robotskit.core import first_check
+from robotskit.core.lexer import DEFAULT_MAX_BYTES
+from robotskit.core.matcher import View
+from robotskit.core.parser import parse_file
+from robotskit.core.profiles import PROFILES
+from robotskit.core.skeleton import read_skeleton, region_rules
+from tests.conftest import CORPUS, require_shared
+from tests.core.test_skeleton import _PIECES, _robots_txt
+
+_AGENTS = st.sampled_from(
+    [
+        "Googlebot",
+        "googlebot",
+        "Googlebot/2.1 (+http://www.google.com/bot.html)",
+        "googlebot-image",
+        "ExampleBot",
+        "x",
+        "a",
+        "b",
+        "*",
+        None,
+        "",
+        "/bot",
+        "agent",
+        "user-agent",
+        "Disallow",
+        "kbot",
+        "ibot",
+        "Jävla-Foobot",
+    ]
+)
+_URLS = st.sampled_from(
+    [
+        "/",
+        "/x",
+        "/private",
+        "/private/x",
+        "/a b",
+        "/a%20b",
+        "/agent",
+        "/user-agent/x",
+        "/allow",
+        "/gallery",
+        "/halo/",
+        "/p?q=1&r=*$",
+        "/p?q=1&r=",
+        "/%7Ea",
+        "/~a",
+        "/%C3%A9",
+        "/é",
+        "/index.html",
+        "/dir/",
+        "/robots.txt",
+        "http://example.com",
+        "https://example.com/private?x#frag",
+        "https://example.com/%70rivate",
+        "/*",
+        "/$",
+    ]
+)
+_PROFILES = st.sampled_from(["rfc9309", "google"])
+
+
+# Files written the common way (what the quick reading answers), with rule values that the URLs
+# above do and do not match, in every shape: prefixes, wildcards, anchors, escapes, non-ASCII.
+_TOKENS = st.sampled_from(
+    [
+        "*",
+        "* x",
+        "*x",
+        "Googlebot",
+        "googlebot",
+        "Googlebot/2.1",
+        "googlebot-image",
+        "ExampleBot",
+        "x",
+        "a",
+        "b",
+    ]
+)
+_RULE_VALUES = st.sampled_from(
+    [
+        *("", "/", "/x", "/x/", "/x*", "*x", "/*x", "/x$", "/$", "/*", "*", "/%78", "/%2A", "/%7ea", "/~a"),
+        *("/private", "/private/", "/pri*e", "/p?q=1", "/p?q=1&r=*$", "/a b", "/a%20b", "/index.html"),
+        *("/dir/index.html", "/dir/index.htm", "/é", "/%C3%A9", "/\xe9", "x", "/agent", "/gallery*"),
+    ]
+)
+_OTHER_LINES = st.sampled_from(
+    ["", "# c", "#User-agent: *", "Sitemap: /s.xml", "Crawl-delay: 3", "Noindex: /all"]
+)
+
+
+@st.composite
+def _plain_robots_txt(draw: st.DrawFn) -> bytes:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        for _ in range(draw(st.integers(1, 3))):
+            key = draw(st.sampled_from(["User-agent:", "user-agent:", "USER-AGENT:", "User-Agent:"]))
+            lines.append(
+                key
+                + draw(st.sampled_from(["", " ", "\t"]))
+                + draw(_TOKENS)
+                + draw(st.sampled_from(["", " # c"]))
+            )
+        for _ in range(draw(st.integers(0, 6))):
+            if draw(st.integers(0, 4)) == 0:
+                lines.append(draw(_OTHER_LINES))
+                continue
+            key = draw(st.sampled_from(["Disallow", "Allow", "disallow", "ALLOW", "Disallow ", "  Disallow"]))
+            lines.append(
+                key
+                + draw(st.sampled_from([":", ": ", ":\t"]))
+                + draw(_RULE_VALUES)
+                + draw(st.sampled_from(["", " ", " # x"]))
+            )
+    return (draw(st.sampled_from(["\n", "\r\n"])).join(lines) + "\n").encode("latin-1")
+
+
+def _reference(data: bytes, profile: str, agent: str | None, url: str) -> bool:
+    return robotskit.parse(data, profile).decide(url, agent).allowed
+
+
+def _assert_first_checks(data: bytes, profile: str, agent: str | None, url: str) -> None:
+    expected = _reference(data, profile, agent, url)
+    quick = first_check.quick_verdict(data, DEFAULT_MAX_BYTES, PROFILES[profile], agent, url)
+    assert quick is None or quick is expected, "quick_verdict"
+    for source in (read_skeleton(data), parse_file(data)):
+        view = View(source, PROFILES[profile])
+        positions = view.group_set(PROFILES[profile], agent)
+        assert positions is not None
+        groups = [source.groups[position] for position in positions]
+        found = first_check.first_verdict(groups, PROFILES[profile], url)
+        assert found is None or found is expected, ("first_verdict", type(source).__name__)
+    assert robotskit.parse(data, profile).allowed(url, agent) is expected, "allowed"
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None)
+@given(_robots_txt(), _PROFILES, _AGENTS, _URLS)
+@example(b"user-agent FooBot\ndisallow /\n", "google", "FooBot", "http://foo.bar/x/y")
+@example(b"User-Agent: *\nAllow: /allowed-slash/index.html\nDisallow: /\n", "google", "x", "/allowed-slash/")
+@example(b"User-agent: \xe2\x84\xaabot\nDisallow: /\n", "rfc9309", "kbot", "/x")  # KELVIN SIGN lowers to k
+@example(b"User-agent: a\nUser-agent: *\nUser-agent: b\nDisallow: /x\n", "rfc9309", None, "/x")
+@example(b"User-agent: *\nDisallow: /x\nUser-agent: *\nAllow: /x/y\n", "rfc9309", "z", "/x/y")
+@example(b"  User-agent: *\nDisallow: /\n", "rfc9309", "z", "/x")  # indented: read exactly
+@example(b"User-agent: *\nDisalow: /x\n", "rfc9309", "z", "/x")  # a misspelt key in the region
+@example(b"User-agent: *\nDisallow: /%78\n", "rfc9309", "z", "/x")  # an escape spells the path
+@example(b"User-agent: * # all agents\nDisallow: /\n", "rfc9309", "z", "/x")
+@example(b"User-agent: a\nDisallow: /x\nUser-agent: a-agent\n", "rfc9309", "a", "/x")
+def test_first_check_equals_decide(data: bytes, profile: str, agent: str | None, url: str) -> None:
+    """Property: on files of every accepted spelling, the first checks' verdicts are `decide`'s."""
+    _assert_first_checks(data, profile, agent, url)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None)
+@given(_plain_robots_txt(), _PROFILES, _AGENTS, _URLS)
+def test_first_check_equals_decide_on_plain_files(
+    data: bytes, profile: str, agent: str | None, url: str
+) -> None:
+    """Property: on files written the common way (the quick reading answers them), too."""
+    _assert_first_checks(data, profile, agent, url)
+
+
+@pytest.mark.slow
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_PIECES, max_size=60).map(b"".join), _PROFILES, _AGENTS, _URLS)
+def test_first_check_equals_decide_on_raw_pieces(
+    data: bytes, profile: str, agent: str | None, url: str
+) -> None:
+    """Property: on byte soup of keys, separators, breaks and NULs, too."""
+    _assert_first_checks(data, profile, agent, url)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(_robots_txt(), _plain_robots_txt()), _PROFILES, _AGENTS, _URLS)
+def test_first_check_equals_decide_quick(data: bytes, profile: str, agent: str | None, url: str) -> None:
+    """The property above, a few examples (the fast inner loop)."""
+    _assert_first_checks(data, profile, agent, url)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_robots_txt(), _plain_robots_txt()), _PROFILES, _AGENTS, _URLS)
+def test_line_endings_do_not_change_the_first_check(
+    data: bytes, profile: str, agent: str | None, url: str
+) -> None:
+    """Property: the same lines ended by LF, CRLF or CR get the same first verdict."""
+    lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    answers = {
+        robotskit.parse(lines.replace(b"\n", end), profile).allowed(url, agent)
+        for end in (b"\n", b"\r\n", b"\r")
+    }
+    assert len(answers) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(_robots_txt(), st.sampled_from(["", "p", "a", "x", "*", "$", "?", "%", "é", "/"]))
+def test_region_candidates_hold_every_rule_that_can_match(data: bytes, second: str) -> None:
+    """Property: a group's candidate rules are a sub-list of its rules (same flags and values, in
+    order) that keeps every rule whose raw value starts with '/' + `second`, '/%', '/*' or '*', or
+    is '/'."""
+    for group in read_skeleton(data).groups:
+        allows, values = group.candidate_rules(second)
+        rules = [(allow, value) for _, allow, value in group.rules]
+        found = list(zip(allows, values, strict=True))
+        it = iter(rules)
+        assert all(pair in it for pair in found), "not a sub-list of the rules"
+        heads = ("/" + second, "/%", "/*", "*") if second else ("/",)
+        needed = [pair for pair in rules if pair[1].startswith(heads) or pair[1] == "/"]
+        assert all(pair in found for pair in needed)
+
+
+def test_quick_verdict_declines_what_it_does_not_read() -> None:
+    """Indented or misspelt user-agent lines, cut lines, the gemini profile and Agent objects
+    are left to the general path; so are many wildcard rules that may match."""
+    rfc = PROFILES["rfc9309"]
+    url = "/x"
+    assert (
+        first_check.quick_verdict(b"  User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, rfc, "a", url) is None
+    )
+    assert first_check.quick_verdict(b"Useragent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, rfc, "a", url) is None
+    assert (
+        first_check.quick_verdict(b"User-agent: *\nDisallow: /\x00\n", DEFAULT_MAX_BYTES, rfc, "a", url)
+        is None
+    )
+    gemini = PROFILES["gemini"]
+    assert (
+        first_check.quick_verdict(b"User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, gemini, "a", url)
+        is None
+    )
+    agent = robotskit.Agent("a")
+    assert (
+        first_check.quick_verdict(b"User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, rfc, agent, url) is None
+    )
+    many = b"User-agent: *\n" + b"".join(b"Disallow: /*x%d\n" % i for i in range(100))
+    assert first_check.quick_verdict(many, DEFAULT_MAX_BYTES, rfc, "a", "/x1x2x3x4x5x6x7x8x9x0") is None
+    # ... and what it reads, it answers
+    assert (
+        first_check.quick_verdict(b"User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, rfc, "a", url) is False
+    )
+    assert (
+        first_check.quick_verdict(
+            b"# User-agent: x\nUser-agent: *\nDisallow: /x\n", DEFAULT_MAX_BYTES, rfc, "a", url
+        )
+        is False
+    )
+
+
+def test_only_the_first_check_skips_building_a_check() -> None:
+    """The first check builds no check; the next one builds and keeps its own."""
+    robots = robotskit.parse(b"User-agent: *\nDisallow: /x\n")
+    assert robots.allowed("/x", "a") is False
+    assert not robots._checkers
+    assert robots.allowed("/y", "a") is True
+    assert robots._checkers
+
+
+def test_region_rules_reads_every_line_after_a_misspelt_key() -> None:
+    """A region holding a misspelt rule key is read line by line, so the rule is not missed."""
+    text = "\nUser-agent: *\nDisalow: /x\nDisallow: /y\n"
+    start = text.index("Disalow")
+    low = text.lower().encode("latin-1")
+    assert region_rules(text, low, start, len(text), "x") == ([False, False], ["/x", "/y"])
+    assert region_rules(text, low, start + len("Disalow: /x\n"), len(text), "x") == ([], [])
+
+
+def _corpus() -> list[tuple[bytes, list[str]]]:
+    require_shared()
+    urls = {}
+    for line in (CORPUS / "urls.jsonl").read_text(encoding="utf-8").split("\n"):
+        if line:
+            row = json.loads(line)
+            urls[row["file"]] = [(row["base_url"] or "https://example.com") + p for p in row["paths"]]
+    files = sorted((CORPUS / "files").glob("*.txt"))
+    return [(path.read_bytes(), [*urls.get(path.name, [])[:5], "/", "/robots.txt"]) for path in files[::3]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["rfc9309", "google"])
+def test_first_check_equals_decide_on_the_corpus(profile: str) -> None:
+    """Every third corpus file, five of its URLs and four agents: the first check is `decide`'s
+    verdict, and the quick reading answers nearly all of them (it is the point of it)."""
+    answered = total = 0
+    for data, urls in _corpus():
+        for agent in ("Googlebot", "ExampleBot", "bingbot", None):
+            for url in urls:
+                expected = _reference(data, profile, agent, url)
+                quick = first_check.quick_verdict(data, DEFAULT_MAX_BYTES, PROFILES[profile], agent, url)
+                assert quick is None or quick is expected, (url, agent)
+                assert robotskit.parse(data, profile).allowed(url, agent) is expected, (url, agent)
+                total += 1
+                answered += quick is not None
+    assert answered > 0.9 * total
