@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import not_
+from operator import and_, not_, or_
 
 from robotskit.core.agents import product_token
-from robotskit.core.lexer import MAX_LINE_BYTES, WHITESPACE, prepare
+from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
 from robotskit.core.model import LineKind
 from robotskit.core.parser import GroupLike
 from robotskit.core.pattern import pattern_matches
@@ -58,8 +58,9 @@ _VALUE_START = len(_USER_AGENT)
 # "agent" anywhere but in such a key: a line that may be a user-agent line written otherwise.
 # (Led by the literal, so the engine scans for it in C.)
 _OTHER_AGENT = re.compile(rb"agent(?:(?<!\nuser-agent)|(?!:))")
-# Such a line whose value may be `*` (the token of `*` and, in the google profile, `* text`).
-_STAR_LINE = re.compile(rb"\nuser-agent:[ \t\v\f\r]*\*")
+# Such a line whose value may be `*` (the token of `*` and, in the google profile, `* text`);
+# the group is set when the value is `*` alone, which every profile reads as `*`.
+_STAR_LINE = re.compile(rb"\nuser-agent:[ \t\v\f\r]*+\*([ \t\v\f\r]*+(?=[#\n]|\Z))?")
 # UTF-8 of the two characters whose lower case holds an ASCII letter (U+0130 and U+212A): a
 # user-agent value holding one may have a token that its lowered bytes do not spell.
 _LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
@@ -83,7 +84,10 @@ def quick_verdict(
     path = rfc_match_path(url) if profile.normalise_urls else google_match_path(url)
     if profile.robots_txt_always_allowed and path == "/robots.txt":
         return True  # RFC 9309 2.2.2
-    body = prepare(data, max_bytes)[0]
+    if type(data) is bytes and len(data) <= max_bytes and data[:1] != b"\xef":
+        body = data  # (what `prepare` returns for it: no cut, no BOM)
+    else:
+        body = prepare(data, max(max_bytes, DEFAULT_MAX_BYTES))[0]  # as parse_file: never below
     if b"\r" in body:  # CR, LF and CRLF each end one line (split_lines)
         body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if b"\x00" in body or (len(body) > MAX_LINE_BYTES and has_long_line(body)):
@@ -91,13 +95,15 @@ def quick_verdict(
     body = b"\n" + body  # every line, the first too, follows a "\n"
     low = body.lower()  # only A-Z change: offsets in `low` are offsets in `text`
     text = body.decode("latin-1")
-    if not _agents_written_plainly(text, low):
+    other = _OTHER_AGENT.search(low)
+    if other is not None and not _agents_written_plainly(text, low, other.start()):
         return None
     if not low.isascii() and any(map(low.__contains__, _LOWERS_TO_ASCII)):
         return None
-    regions = _named_regions(text, low, profile, token) if token != "*" else []
+    cache = group_token_cache(profile)
+    regions = _named_regions(text, low, cache, profile, token) if token != "*" else None
     if not regions:
-        regions = _star_regions(text, low, profile)
+        regions = _star_regions(text, low, cache, profile)
         if not regions:
             return True  # no group applies
     second = path[1:2]
@@ -126,11 +132,11 @@ def first_verdict(groups: Sequence[GroupLike], profile: Profile, url: str) -> bo
     return _verdict(profile, path, allows, values)
 
 
-def _agents_written_plainly(text: str, low: bytes) -> bool:
-    """Is every user-agent line of the file a `User-agent:` line (`_USER_AGENT`)? Every key
-    Google accepts as user-agent holds "agent", so only the lines holding it elsewhere than in
-    such a key are read (exactly, as the parser reads them)."""
-    for other in _OTHER_AGENT.finditer(low):
+def _agents_written_plainly(text: str, low: bytes, at: int) -> bool:
+    """Is every user-agent line of the file from offset `at` on a `User-agent:` line
+    (`_USER_AGENT`)? Every key Google accepts as user-agent holds "agent", so only the lines
+    holding it elsewhere than in such a key are read (exactly, as the parser reads them)."""
+    for other in _OTHER_AGENT.finditer(low, at):
         at = other.start()
         line = low.rfind(b"\n", 0, at)
         if low.startswith(_USER_AGENT, line):
@@ -142,8 +148,11 @@ def _agents_written_plainly(text: str, low: bytes) -> bool:
     return True
 
 
-def _token_of_line(text: str, low: bytes, profile: Profile, line: int) -> tuple[str | None, int]:
-    """The group token of the plain user-agent line after the "\\n" at `line`, and its end."""
+def _token_of_line(
+    text: str, low: bytes, cache: dict[str, str | None], profile: Profile, line: int
+) -> tuple[str | None, int]:
+    """The group token of the plain user-agent line after the "\\n" at `line`, and its end
+    (`cache`: the profile's `group_token_cache`)."""
     end = low.find(b"\n", line + 1)
     if end < 0:
         end = len(low)
@@ -151,11 +160,12 @@ def _token_of_line(text: str, low: bytes, profile: Profile, line: int) -> tuple[
     if "#" in value:
         value = value.partition("#")[0]
     value = value.strip(WHITESPACE)
-    cache = group_token_cache(profile)
     return (cache[value] if value in cache else cached_group_token(profile, cache, value)), end
 
 
-def _named_regions(text: str, low: bytes, profile: Profile, token: str) -> list[tuple[int, int]]:
+def _named_regions(
+    text: str, low: bytes, cache: dict[str, str | None], profile: Profile, token: str
+) -> list[tuple[int, int]]:
     """The rule regions of the groups naming `token` (found where its bytes occur)."""
     regions: list[tuple[int, int]] = []
     needle = token.encode("ascii")
@@ -164,7 +174,7 @@ def _named_regions(text: str, low: bytes, profile: Profile, token: str) -> list[
     while at >= 0:
         line = low.rfind(b"\n", 0, at)
         if line >= covered and low.startswith(_USER_AGENT, line):
-            found, end = _token_of_line(text, low, profile, line)
+            found, end = _token_of_line(text, low, cache, profile, line)
             if found == token:
                 region = _region(text, low, end)
                 regions.append(region)
@@ -176,7 +186,9 @@ def _named_regions(text: str, low: bytes, profile: Profile, token: str) -> list[
     return regions
 
 
-def _star_regions(text: str, low: bytes, profile: Profile) -> list[tuple[int, int]]:
+def _star_regions(
+    text: str, low: bytes, cache: dict[str, str | None], profile: Profile
+) -> list[tuple[int, int]]:
     """The rule regions of the `*` groups."""
     regions: list[tuple[int, int]] = []
     covered = 0
@@ -184,7 +196,13 @@ def _star_regions(text: str, low: bytes, profile: Profile) -> list[tuple[int, in
         line = star.start()
         if line < covered:
             continue
-        found, end = _token_of_line(text, low, profile, line)
+        found: str | None = "*"
+        if star.group(1) is not None:
+            end = low.find(b"\n", star.end())
+            if end < 0:
+                end = len(low)
+        else:
+            found, end = _token_of_line(text, low, cache, profile, line)
         if found == "*":
             region = _region(text, low, end)
             regions.append(region)
@@ -222,34 +240,30 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
     anchored = "$" in joined
     if profile.index_html_allows_directory and "/index.htm" in joined:
         anchored = _add_index_html_rules(allows, values) or anchored
-    matches = list(map(path.startswith, values))
-    if anchored or "*" in joined:
-        count = len(values)
-        wildcards = sorted(
-            {
-                *compress(range(count), map(str.__contains__, values, repeat("*"))),
-                *compress(range(count), map(str.endswith, values, repeat("$"))),
-            }
-        )
-        # A pattern can only match a path holding each of its literal characters: deleting the
-        # path's characters from the patterns (in C) leaves the others non-empty.
-        left = (
-            "\n".join(map(values.__getitem__, wildcards))
-            .encode("latin-1")  # normalised patterns are ASCII
-            .translate(None, _literals(path))
-            .split(b"\n")
-        )
-        tried = list(compress(wildcards, map(not_, left)))
-        if len(tried) > _MAX_WILDCARDS:
-            return None
-        for index in wildcards:
-            matches[index] = False
+    lengths = map(len, values)
+    if not anchored and "*" not in joined:  # prefixes only
+        # RFC 9309 2.2.2: the longest matching pattern decides, allow on equal length (True beats
+        # False). An empty pattern is no rule: length 0 never beats "none matched".
+        matching = compress(zip(lengths, allows, strict=True), map(path.startswith, values))
+        length, allow = max(matching, default=(0, True))
+        return length == 0 or allow
+    wild = list(map(or_, map(str.__contains__, values, repeat("*")), map(str.endswith, values, repeat("$"))))
+    prefixes = map(and_, map(not_, wild), map(path.startswith, values))
+    best = max(compress(zip(lengths, allows, strict=True), prefixes), default=(0, True))
+    patterns = list(compress(values, wild))
+    # A pattern can only match a path holding each of its literal characters: deleting the
+    # path's characters from the patterns (in C) leaves the others non-empty.
+    left = "\n".join(patterns).encode("latin-1").translate(None, _literals(path)).split(b"\n")
+    tried = list(compress(range(len(patterns)), map(not_, left)))
+    if len(tried) > _MAX_WILDCARDS:
+        return None
+    if tried:
+        wild_allows = list(compress(allows, wild))
         for index in tried:
-            matches[index] = pattern_matches(values[index], path)
-    # RFC 9309 2.2.2: the longest matching pattern decides, allow on equal length (True beats
-    # False). An empty pattern is no rule: length 0 never beats "none matched".
-    length, allow = max(compress(zip(map(len, values), allows, strict=True), matches), default=(0, True))
-    return length == 0 or allow
+            pattern = patterns[index]
+            if pattern_matches(pattern, path):
+                best = max(best, (len(pattern), wild_allows[index]))
+    return best[0] == 0 or best[1]
 
 
 def _literals(path: str) -> bytes:

@@ -139,15 +139,20 @@ def group_token(profile: Profile, value: str) -> str | None:
 # view costs a dict lookup per user-agent line instead of a regex match. Bounded (values come
 # from strangers); two threads racing store equal tokens.
 _MAX_CACHED_TOKENS = 8192
-_TOKEN_CACHES: dict[Profile, dict[str, str | None]] = {}
+# Keyed by the profile's identity (hashing a frozen dataclass hashes every field: slower than
+# the token lookups it serves); the entry keeps the profile alive, so its id is never reused.
+_TOKEN_CACHES: dict[int, tuple[Profile, dict[str, str | None]]] = {}
+_MAX_PROFILES = 64
 
 
 def group_token_cache(profile: Profile) -> dict[str, str | None]:
     """The profile's memo of `group_token`: fill it with `cached_group_token`, read it directly."""
-    cache = _TOKEN_CACHES.get(profile)
-    if cache is None:
-        cache = _TOKEN_CACHES[profile] = {}
-    return cache
+    entry = _TOKEN_CACHES.get(id(profile))
+    if entry is None:
+        if len(_TOKEN_CACHES) >= _MAX_PROFILES:  # bounded: callers may build profiles of their own
+            _TOKEN_CACHES.clear()
+        entry = _TOKEN_CACHES[id(profile)] = (profile, {})
+    return entry[1]
 
 
 def cached_group_token(profile: Profile, cache: dict[str, str | None], value: str) -> str | None:

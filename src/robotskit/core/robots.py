@@ -71,6 +71,9 @@ def _last_check(agent: object, check: Check) -> _LastCheck:
     return (agent, check.url_match, check.verdicts, check)
 
 
+_NO_LAST = _last_check(_NO_AGENT, _NO_CHECK)
+
+
 class ParsedRobots:
     """A parsed robots.txt. Build it with `robotskit.parse`; never raises on content."""
 
@@ -123,7 +126,7 @@ class ParsedRobots:
         self._shared: dict[tuple[str, tuple[int, ...]], Check] = {}
         # The last (agent, check) asked for under the parse profile (or rfc9309 when chosen by
         # scheme): a crawler asks with the same agent object again and again.
-        self._last: _LastCheck = _last_check(_NO_AGENT, _NO_CHECK)
+        self._last: _LastCheck = _NO_LAST
         self._lines: tuple[Line, ...] | None = None
 
     # -- decisions ---------------------------------------------------------------------------

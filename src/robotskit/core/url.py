@@ -30,22 +30,15 @@ _PATTERN_NEEDS_WORK = re.compile(r'[^!-~]|[%$"<>\\^`{|}]')
 _NEVER_RAW = frozenset('"<>\\^`{|}')
 _GOOGLE_PATTERN_NEEDS_WORK = re.compile(r"[^\x00-\x7f]|%[0-9A-Fa-f]{2}")
 # Any character the rfc9309 pattern normalisation might change: everything but printable ASCII
-# less `"$%<>\\^`{|}` (and the "\\n" that joins values). A '$' is fine when it ends a value.
-_MAY_CHANGE_PATTERN = re.compile(r"[^!#&-;=?-\[\]_a-z~\n]")
+# less `"$%<>\\^`{|}` (and the "\\n" that joins values), and a '$' that does not end its value.
+_MAY_CHANGE_PATTERN = re.compile(r"[^!#&-;=?-\[\]_a-z~\n$]|\$(?!\n|\Z)")
 
 
 def patterns_need_normalising(joined: str, *, google: bool) -> bool:
     """Whether any of the pattern values joined by "\\n" would change under the profile's normalisation."""
     if google:
         return _GOOGLE_PATTERN_NEEDS_WORK.search(joined) is not None
-    search = _MAY_CHANGE_PATTERN.search
-    found = search(joined)
-    while found is not None:
-        at = found.start()
-        if joined[at] != "$" or joined[at + 1 : at + 2] not in ("\n", ""):
-            return True
-        found = search(joined, at + 1)
-    return False
+    return _MAY_CHANGE_PATTERN.search(joined) is not None
 
 
 # Fast paths for the common URL shapes, exactly equivalent to `path_params_query` where they
