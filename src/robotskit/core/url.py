@@ -29,16 +29,24 @@ _PATTERN_NEEDS_WORK = re.compile(r'[^!-~]|[%$"<>\\^`{|}]')
 # so both sides encode them (a rule `/a<b` and a URL `/a%3Cb` name the same resource).
 _NEVER_RAW = frozenset('"<>\\^`{|}')
 _GOOGLE_PATTERN_NEEDS_WORK = re.compile(r"[^\x00-\x7f]|%[0-9A-Fa-f]{2}")
-# Any character the rfc9309 pattern normalisation might change: everything but printable ASCII
-# less `"$%<>\\^`{|}` (and the "\\n" that joins values), and a '$' that does not end its value.
-_MAY_CHANGE_PATTERN = re.compile(r"[^!#&-;=?-\[\]_a-z~\n$]|\$(?!\n|\Z)")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # led by a literal: the engine scans for '%' in C
+# The characters the rfc9309 pattern normalisation never changes: printable ASCII less
+# `"$%<>\\^`{|}`, and the "\\n" that joins values. (A '$' that ends its value is kept too.)
+_UNCHANGED_IN_PATTERNS = bytes(re.sub(rb"[^!#&-;=?-\[\]_a-z~\n]", b"", bytes(range(0x80))))
+_INNER_DOLLAR_SIGN = re.compile(r"\$(?!\n|\Z)")
 
 
 def patterns_need_normalising(joined: str, *, google: bool) -> bool:
-    """Whether any of the pattern values joined by "\\n" would change under the profile's normalisation."""
+    """Whether any of the pattern values joined by "\\n" would change under the profile's
+    normalisation (C-level: deleting what never changes, where a regex would test each character)."""
+    if not joined.isascii():
+        return True
     if google:
-        return _GOOGLE_PATTERN_NEEDS_WORK.search(joined) is not None
-    return _MAY_CHANGE_PATTERN.search(joined) is not None
+        return "%" in joined and _ESCAPE.search(joined) is not None
+    left = joined.encode("ascii").translate(None, _UNCHANGED_IN_PATTERNS)
+    if not left:
+        return False
+    return left.strip(b"$") != b"" or _INNER_DOLLAR_SIGN.search(joined) is not None
 
 
 # Fast paths for the common URL shapes, exactly equivalent to `path_params_query` where they
@@ -247,10 +255,13 @@ def rfc_normalise_pattern(value: str) -> str:
 #
 # "\n" is no hex digit, so no escape spans two values. Only the escapes a normalisation changes
 # are matched (`_CHANGING_ESCAPE`): most files spell theirs in upper case already.
-_LOWER_CASE_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F])")
+_LOWER_CASE_ESCAPE = re.compile(r"(%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]))")
+# The same as `_CHANGING_ESCAPE`, captured: `re.split` puts each escape at an odd index, where
+# C-level `map`s rewrite them all (a `re.sub` callback would be a Python call per escape).
+_CHANGING_ESCAPES = re.compile("(" + _CHANGING_ESCAPE.pattern + ")")
 # Runs of non-ASCII characters (bytes >= 0x80) are percent-encoded by the ASCII codec with this
 # error handler: the codec scans in C and calls it once per run, where `str.translate` would
-# look each character up in a dict.
+# look each character up in a dict (and a regex split would scan slower than the codec).
 _PERCENT_ENCODE = "robotskit.percent-encode"
 
 
@@ -269,10 +280,6 @@ _PATTERN_KEEPS = bytes(code for code in range(0x80) if code not in _PATTERN_TABL
 _INNER_DOLLAR = re.compile(r"\$(?!\n|\Z)")
 
 
-def _upper_case_escape(match: re.Match[str]) -> str:
-    return match.group().upper()
-
-
 def rfc_normalise_patterns(joined: str) -> str:
     """`rfc_normalise_pattern` of each of the "\\n"-joined values, joined again.
 
@@ -280,7 +287,10 @@ def rfc_normalise_patterns(joined: str) -> str:
     holds nothing a later pass changes, as in the single `translate` of the per-value function.
     """
     if "%" in joined:
-        joined = _CHANGING_ESCAPE.sub(_normalised_token, joined)
+        pieces = _CHANGING_ESCAPES.split(joined)
+        if len(pieces) > 1:
+            pieces[1::2] = map(_PATH_REPLACEMENTS.__getitem__, pieces[1::2])
+            joined = "".join(pieces)
     if not joined.isascii():
         try:
             joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
@@ -299,7 +309,10 @@ def rfc_normalise_patterns(joined: str) -> str:
 def google_escape_patterns(joined: str) -> str:
     """`google_escape_pattern` of each of the "\\n"-joined values, joined again."""
     if "%" in joined:
-        joined = _LOWER_CASE_ESCAPE.sub(_upper_case_escape, joined)
+        pieces = _LOWER_CASE_ESCAPE.split(joined)
+        if len(pieces) > 1:
+            pieces[1::2] = map(str.upper, pieces[1::2])
+            joined = "".join(pieces)
     if not joined.isascii():
         try:
             joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
