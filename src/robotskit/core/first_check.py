@@ -58,9 +58,9 @@ _VALUE_START = len(_USER_AGENT)
 # "agent" anywhere but in such a key: a line that may be a user-agent line written otherwise.
 # (Led by the literal, so the engine scans for it in C.)
 _OTHER_AGENT = re.compile(rb"agent(?:(?<!\nuser-agent)|(?!:))")
-# Such a line whose value may be `*` (the token of `*` and, in the google profile, `* text`);
-# the group is set when the value is `*` alone, which every profile reads as `*`.
-_STAR_LINE = re.compile(rb"\nuser-agent:[ \t\v\f\r]*+\*([ \t\v\f\r]*+(?=[#\n]|\Z))?")
+# Per caller token, such lines whose value may have that token or `*` (see `_judged_lines`).
+_JUDGED_LINES: dict[str, re.Pattern[bytes]] = {}
+_MAX_JUDGED_LINES = 256
 # UTF-8 of the two characters whose lower case holds an ASCII letter (U+0130 and U+212A): a
 # user-agent value holding one may have a token that its lowered bytes do not spell.
 _LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
@@ -100,12 +100,9 @@ def quick_verdict(
         return None
     if not low.isascii() and any(map(low.__contains__, _LOWERS_TO_ASCII)):
         return None
-    cache = group_token_cache(profile)
-    regions = _named_regions(text, low, cache, profile, token) if token != "*" else None
+    regions = _regions(text, low, group_token_cache(profile), profile, token)
     if not regions:
-        regions = _star_regions(text, low, cache, profile)
-        if not regions:
-            return True  # no group applies
+        return True  # no group applies
     second = path[1:2]
     allows: list[bool] = []
     values: list[str] = []
@@ -163,51 +160,48 @@ def _token_of_line(
     return (cache[value] if value in cache else cached_group_token(profile, cache, value)), end
 
 
-def _named_regions(
+def _judged_lines(token: str) -> re.Pattern[bytes]:
+    """The pattern of the plain user-agent lines whose value may have the token `token` or `*`
+    (a value's token is a prefix of it: the lines found are read exactly). Group 1 is set when
+    the value is `*` alone, which every profile reads as `*`; group 2 when the value starts with
+    `token`."""
+    pattern = _JUDGED_LINES.get(token)
+    if pattern is None:
+        if len(_JUDGED_LINES) >= _MAX_JUDGED_LINES:  # bounded: callers may pass ever-new agents
+            _JUDGED_LINES.clear()
+        named = b"|(" + re.escape(token.encode("ascii")) + b")" if token != "*" else b""
+        pattern = _JUDGED_LINES[token] = re.compile(
+            rb"\nuser-agent:[ \t\v\f\r]*+(?:\*([ \t\v\f\r]*+(?=[#\n]|\Z))?" + named + b")"
+        )
+    return pattern
+
+
+def _regions(
     text: str, low: bytes, cache: dict[str, str | None], profile: Profile, token: str
 ) -> list[tuple[int, int]]:
-    """The rule regions of the groups naming `token` (found where its bytes occur)."""
-    regions: list[tuple[int, int]] = []
-    needle = token.encode("ascii")
-    covered = 0  # where the last region starts: the lines before it are in groups found already
-    at = low.find(needle)
-    while at >= 0:
-        line = low.rfind(b"\n", 0, at)
-        if line >= covered and low.startswith(_USER_AGENT, line):
-            found, end = _token_of_line(text, low, cache, profile, line)
-            if found == token:
-                region = _region(text, low, end)
-                regions.append(region)
-                covered = region[0]
-        next_line = low.find(b"\n", at)
-        if next_line < 0:
-            break
-        at = low.find(needle, next_line)
-    return regions
-
-
-def _star_regions(
-    text: str, low: bytes, cache: dict[str, str | None], profile: Profile
-) -> list[tuple[int, int]]:
-    """The rule regions of the `*` groups."""
-    regions: list[tuple[int, int]] = []
-    covered = 0
-    for star in _STAR_LINE.finditer(low):
-        line = star.start()
-        if line < covered:
-            continue
-        found: str | None = "*"
-        if star.group(1) is not None:
-            end = low.find(b"\n", star.end())
+    """The rule regions of the groups naming `token`, else of the `*` groups (`View.group_set`),
+    found in one pass over the file."""
+    named: list[tuple[int, int]] = []
+    star: list[tuple[int, int]] = []
+    # where the last region of each kind starts: the lines before it are in groups found already
+    named_from = star_from = 0
+    for found in _judged_lines(token).finditer(low):
+        line = found.start()
+        if found.group(1) is not None:
+            read: str | None = "*"
+            end = low.find(b"\n", found.end())
             if end < 0:
                 end = len(low)
         else:
-            found, end = _token_of_line(text, low, cache, profile, line)
-        if found == "*":
-            region = _region(text, low, end)
-            regions.append(region)
-            covered = region[0]
-    return regions
+            read, end = _token_of_line(text, low, cache, profile, line)
+        if read == token and token != "*":
+            if line >= named_from:
+                named.append(_region(text, low, end))
+                named_from = named[-1][0]
+        elif read == "*" and not named and line >= star_from:
+            star.append(_region(text, low, end))
+            star_from = star[-1][0]
+    return named or star
 
 
 def _region(text: str, low: bytes, end: int) -> tuple[int, int]:
