@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import and_, not_, or_
+from itertools import compress
+from operator import not_
 
 from robotskit.core.agents import product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
@@ -48,7 +48,7 @@ from robotskit.core.url import (
 
 __all__ = ["first_verdict", "quick_verdict"]
 
-# More wildcard or `$` patterns than this left to try (see `_verdict`): left to the rule set.
+# More wildcard or `$` patterns than this to try (see `_verdict`): left to the rule set.
 _MAX_WILDCARDS = 32
 # A user-agent line as nearly every file writes it, in "\n" + the lowered bytes: the key at the
 # line start, the colon right after it. For such a line the parser's fast path (`FAST_KEYS`) or
@@ -231,33 +231,37 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
     if patterns_need_normalising(joined, google=google):
         joined = google_escape_patterns(joined) if google else rfc_normalise_patterns(joined)
         values = joined.split("\n")
-    anchored = "$" in joined
-    if profile.index_html_allows_directory and "/index.htm" in joined:
-        anchored = _add_index_html_rules(allows, values) or anchored
-    lengths = map(len, values)
-    if not anchored and "*" not in joined:  # prefixes only
-        # RFC 9309 2.2.2: the longest matching pattern decides, allow on equal length (True beats
-        # False). An empty pattern is no rule: length 0 never beats "none matched".
-        matching = compress(zip(lengths, allows, strict=True), map(path.startswith, values))
-        length, allow = max(matching, default=(0, True))
-        return length == 0 or allow
-    wild = list(map(or_, map(str.__contains__, values, repeat("*")), map(str.endswith, values, repeat("$"))))
-    prefixes = map(and_, map(not_, wild), map(path.startswith, values))
-    best = max(compress(zip(lengths, allows, strict=True), prefixes), default=(0, True))
-    patterns = list(compress(values, wild))
-    # A pattern can only match a path holding each of its literal characters: deleting the
-    # path's characters from the patterns (in C) leaves the others non-empty.
-    left = "\n".join(patterns).encode("latin-1").translate(None, _literals(path)).split(b"\n")
-    tried = list(compress(range(len(patterns)), map(not_, left)))
-    if len(tried) > _MAX_WILDCARDS:
-        return None
-    if tried:
-        wild_allows = list(compress(allows, wild))
-        for index in tried:
-            pattern = patterns[index]
-            if pattern_matches(pattern, path):
-                best = max(best, (len(pattern), wild_allows[index]))
-    return best[0] == 0 or best[1]
+    if (
+        profile.index_html_allows_directory
+        and "/index.htm" in joined
+        and _add_index_html_rules(allows, values)
+    ):
+        joined = "\n".join(values)
+    # A pattern can only match a path holding each of its literal characters (a prefix too):
+    # deleting the path's characters from the patterns (in C) leaves the others non-empty, so
+    # only the few left empty are tried one by one.
+    left = joined.encode("latin-1").translate(None, _literals(path)).split(b"\n")
+    length = 0
+    allow = True
+    wildcards = 0
+    for index in compress(range(len(values)), map(not_, left)):
+        pattern = values[index]
+        if "*" in pattern or pattern[-1:] == "$":
+            wildcards += 1
+            if wildcards > _MAX_WILDCARDS:
+                return None
+            if not pattern_matches(pattern, path):
+                continue
+        elif not path.startswith(pattern):
+            continue
+        # RFC 9309 2.2.2: the longest matching pattern decides, allow on equal length. An
+        # empty pattern is no rule: length 0 never beats "none matched".
+        if len(pattern) > length:
+            length = len(pattern)
+            allow = allows[index]
+        elif len(pattern) == length and allows[index]:
+            allow = True
+    return length == 0 or allow
 
 
 def _literals(path: str) -> bytes:
