@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import compress
-from operator import not_
 
 from robotskit.core.agents import product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
@@ -55,9 +53,7 @@ _MAX_WILDCARDS = 32
 # `lex_line` reads a user-agent line whose value is the rest up to `#`, whitespace-stripped.
 _USER_AGENT = b"\nuser-agent:"
 _VALUE_START = len(_USER_AGENT)
-# "agent" anywhere but in such a key: a line that may be a user-agent line written otherwise.
-# (Led by the literal, so the engine scans for it in C.)
-_OTHER_AGENT = re.compile(rb"agent(?:(?<!\nuser-agent)|(?!:))")
+_KEY_BEFORE_AGENT = len(b"\nuser-")
 # Per caller token, such lines whose value may have that token or `*` (see `_judged_lines`).
 _JUDGED_LINES: dict[str, re.Pattern[bytes]] = {}
 _MAX_JUDGED_LINES = 256
@@ -95,12 +91,11 @@ def quick_verdict(
     body = b"\n" + body  # every line, the first too, follows a "\n"
     low = body.lower()  # only A-Z change: offsets in `low` are offsets in `text`
     text = body.decode("latin-1")
-    other = _OTHER_AGENT.search(low)
-    if other is not None and not _agents_written_plainly(text, low, other.start()):
-        return None
     if not low.isascii() and any(map(low.__contains__, _LOWERS_TO_ASCII)):
         return None
     regions = _regions(text, low, group_token_cache(profile), profile, token)
+    if regions is None:
+        return None  # a user-agent line written otherwise: read by the skeleton
     if not regions:
         return True  # no group applies
     second = path[1:2]
@@ -129,20 +124,15 @@ def first_verdict(groups: Sequence[GroupLike], profile: Profile, url: str) -> bo
     return _verdict(profile, path, allows, values)
 
 
-def _agents_written_plainly(text: str, low: bytes, at: int) -> bool:
-    """Is every user-agent line of the file from offset `at` on a `User-agent:` line
-    (`_USER_AGENT`)? Every key Google accepts as user-agent holds "agent", so only the lines
-    holding it elsewhere than in such a key are read (exactly, as the parser reads them)."""
-    for other in _OTHER_AGENT.finditer(low, at):
-        at = other.start()
-        line = low.rfind(b"\n", 0, at)
-        if low.startswith(_USER_AGENT, line):
-            continue  # in the value or comment of a plain user-agent line
-        end = low.find(b"\n", at)
-        found = directive(text[line + 1 : end if end >= 0 else len(text)])
-        if found is not None and found[0] is LineKind.USER_AGENT:
-            return False
-    return True
+def _other_agent_line(text: str, low: bytes, at: int) -> bool:
+    """Is the "agent" at `at` (not the key of a plain user-agent line) on a user-agent line
+    written otherwise (indented, misspelt, no colon)? Read exactly, as the parser reads it."""
+    line = low.rfind(b"\n", 0, at)
+    if low.startswith(_USER_AGENT, line):
+        return False  # in the value or comment of a plain user-agent line
+    end = low.find(b"\n", at)
+    found = directive(text[line + 1 : end if end >= 0 else len(text)])
+    return found is not None and found[0] is LineKind.USER_AGENT
 
 
 def _token_of_line(
@@ -161,33 +151,43 @@ def _token_of_line(
 
 
 def _judged_lines(token: str) -> re.Pattern[bytes]:
-    """The pattern of the plain user-agent lines whose value may have the token `token` or `*`
-    (a value's token is a prefix of it: the lines found are read exactly). Group 1 is set when
-    the value is `*` alone, which every profile reads as `*`; group 2 when the value starts with
-    `token`."""
+    """The pattern of every "agent" in the lowered bytes that matters to the caller `token`:
+    - in the key of a plain user-agent line (`_USER_AGENT`) whose value may have the token
+      `token` or `*` (a value's token is a prefix of it; the lines found are read exactly):
+      group `exact` set when the value is `*` alone, which every profile reads as `*`, group
+      `named` when it starts with `token`;
+    - anywhere but in such a key (group `other`): a user-agent line may be written otherwise.
+    Led by the literal "agent", so the engine scans for it in C; a plain user-agent line naming
+    another agent is no match."""
     pattern = _JUDGED_LINES.get(token)
     if pattern is None:
         if len(_JUDGED_LINES) >= _MAX_JUDGED_LINES:  # bounded: callers may pass ever-new agents
             _JUDGED_LINES.clear()
-        named = b"|(" + re.escape(token.encode("ascii")) + b")" if token != "*" else b""
+        named = b"|(?P<named>" + re.escape(token.encode("ascii")) + b")" if token != "*" else b""
         pattern = _JUDGED_LINES[token] = re.compile(
-            rb"\nuser-agent:[ \t\v\f\r]*+(?:\*([ \t\v\f\r]*+(?=[#\n]|\Z))?" + named + b")"
+            rb"agent(?:(?<=\nuser-agent):[ \t\v\f\r]*+(?:\*(?P<exact>[ \t\v\f\r]*+(?=[#\n]|\Z))?"
+            + named
+            + rb")|(?:(?<!\nuser-agent)|(?!:))(?P<other>))"
         )
     return pattern
 
 
 def _regions(
     text: str, low: bytes, cache: dict[str, str | None], profile: Profile, token: str
-) -> list[tuple[int, int]]:
+) -> list[tuple[int, int]] | None:
     """The rule regions of the groups naming `token`, else of the `*` groups (`View.group_set`),
-    found in one pass over the file."""
+    found in one pass over the file; None if a user-agent line is not written plainly."""
     named: list[tuple[int, int]] = []
     star: list[tuple[int, int]] = []
     # where the last region of each kind starts: the lines before it are in groups found already
     named_from = star_from = 0
     for found in _judged_lines(token).finditer(low):
-        line = found.start()
-        if found.group(1) is not None:
+        if found.group("other") is not None:
+            if _other_agent_line(text, low, found.start()):
+                return None
+            continue
+        line = found.start() - _KEY_BEFORE_AGENT  # the "\n" before the line
+        if found.group("exact") is not None:
             read: str | None = "*"
             end = low.find(b"\n", found.end())
             if end < 0:
@@ -240,11 +240,16 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
     # A pattern can only match a path holding each of its literal characters (a prefix too):
     # deleting the path's characters from the patterns (in C) leaves the others non-empty, so
     # only the few left empty are tried one by one.
-    left = joined.encode("latin-1").translate(None, _literals(path)).split(b"\n")
+    left = b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n"
     length = 0
     allow = True
     wildcards = 0
-    for index in compress(range(len(values)), map(not_, left)):
+    index = counted = 0  # pattern `index` follows the `index`-th line break, counted up to `counted`
+    at = left.find(b"\n\n")  # an empty line: a pattern left empty
+    while at >= 0:
+        index += left.count(b"\n", counted, at)
+        counted = at
+        at = left.find(b"\n\n", at + 1)
         pattern = values[index]
         if "*" in pattern or pattern[-1:] == "$":
             wildcards += 1
