@@ -30,6 +30,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 COMPILED = (
     "checker",
     "extensions",
+    "first_check",
     "lexer",
     "matcher",
     "model",

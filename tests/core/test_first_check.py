@@ -253,6 +253,9 @@ def test_quick_verdict_declines_what_it_does_not_read() -> None:
     )
     many = b"User-agent: *\n" + b"".join(b"Disallow: /*x%d\n" % i for i in range(100))
     assert first_check.quick_verdict(many, DEFAULT_MAX_BYTES, rfc, "a", "/x1x2x3x4x5x6x7x8x9x0") is None
+    stars = b"User-agent: *\n" + b"Disallow: /*a*b*c*d*e*f*g*h*i*j*k\n" * 500  # 5,000 '*': hostile
+    assert first_check.quick_verdict(stars, DEFAULT_MAX_BYTES, rfc, "a", "/x") is None
+    assert robotskit.parse(stars).allowed("/a-b-c-d-e-f-g-h-i-j-k", "a") is False
     # ... and what it reads, it answers
     assert (
         first_check.quick_verdict(b"User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, rfc, "a", url) is False

@@ -6,15 +6,16 @@ set, the check and its closures, each group's rules read and normalised line by 
 verdict comes from a few C-level passes over the text instead:
 
 - `quick_verdict` reads nothing but what judges the agent: the user-agent lines that name its
-  token or `*` (found with byte searches, each read exactly), their groups' extent, and among
-  those groups' rule lines only the ones whose pattern can match the path at all
-  (`skeleton.region_rules`, one regular-expression pass);
+  token or `*` (one pass over the occurrences of "agent", each line found read exactly), their
+  groups' extent, and among those groups' rule lines only the ones whose pattern can match the
+  path at all (`skeleton.region_rules`, one regular-expression pass per group);
 - `first_verdict` does the same from groups read already (the view's `group_set`).
 
-Either way the candidates' patterns are normalised as one joined string and the longest match
-comes out of `map`s over them; Python steps are spent per group and per wildcard pattern only.
-The verdict is the plan's (`checker.make_checker` over `View.plan`), which the property tests
-hold it to. None means "left to the general path", for what these readings do not cover:
+Either way the candidates' patterns are normalised as one joined string, and only those whose
+every character occurs in the path (one `bytes.translate` tells) are tried, one by one: Python
+steps are spent per group and per pattern that may match, never per line. The verdict is the
+plan's (`checker.make_checker` over `View.plan`), which the property tests hold it to. None
+means "left to the general path", for what these readings do not cover:
 
 - `quick_verdict`: a line holding "agent" that is not written `User-agent:` at its start but may
   be a user-agent line (indented, misspelt: the skeleton reads those exactly), a file whose
@@ -46,7 +47,9 @@ from robotskit.core.url import (
 
 __all__ = ["first_verdict", "quick_verdict"]
 
-# More wildcard or `$` patterns than this to try (see `_verdict`): left to the rule set.
+# More wildcard or `$` patterns than this to try (see `_verdict`), or more `*` in a group's
+# rules than `parser.MAX_FIRST_CHECK_STARS`: left to the rule set (whose filters and index bound
+# a hostile file's cost).
 _MAX_WILDCARDS = 32
 # A user-agent line as nearly every file writes it, in "\n" + the lowered bytes: the key at the
 # line start, the colon right after it. For such a line the parser's fast path (`FAST_KEYS`) or
@@ -102,9 +105,11 @@ def quick_verdict(
     allows: list[bool] = []
     values: list[str] = []
     for start, end in regions:
-        region_allows, region_values = region_rules(text, low, start, end, second)
-        allows += region_allows
-        values += region_values
+        candidates = region_rules(text, low, start, end, second)
+        if candidates is None:
+            return None
+        allows += candidates[0]
+        values += candidates[1]
     return _verdict(profile, path, allows, values)
 
 
@@ -118,9 +123,11 @@ def first_verdict(groups: Sequence[GroupLike], profile: Profile, url: str) -> bo
     allows: list[bool] = []
     values: list[str] = []
     for group in groups:
-        group_allows, group_values = group.candidate_rules(second)
-        allows += group_allows
-        values += group_values
+        candidates = group.candidate_rules(second)
+        if candidates is None:
+            return None
+        allows += candidates[0]
+        values += candidates[1]
     return _verdict(profile, path, allows, values)
 
 
@@ -241,20 +248,22 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
     # deleting the path's characters from the patterns (in C) leaves the others non-empty, so
     # only the few left empty are tried one by one.
     left = b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n"
-    length = 0
-    allow = True
-    wildcards = 0
+    tried: list[int] = []
     index = counted = 0  # pattern `index` follows the `index`-th line break, counted up to `counted`
     at = left.find(b"\n\n")  # an empty line: a pattern left empty
     while at >= 0:
         index += left.count(b"\n", counted, at)
         counted = at
         at = left.find(b"\n\n", at + 1)
+        tried.append(index)
+    wildcards = [index for index in tried if "*" in values[index] or values[index][-1:] == "$"]
+    if len(wildcards) > _MAX_WILDCARDS:
+        return None
+    length = 0
+    allow = True
+    for index in tried:
         pattern = values[index]
-        if "*" in pattern or pattern[-1:] == "$":
-            wildcards += 1
-            if wildcards > _MAX_WILDCARDS:
-                return None
+        if index in wildcards:
             if not pattern_matches(pattern, path):
                 continue
         elif not path.startswith(pattern):

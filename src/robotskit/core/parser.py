@@ -12,6 +12,7 @@ is applied later by `robotskit.matcher`, so one parse serves every profile.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import NamedTuple, Protocol
 from urllib.parse import urljoin
@@ -51,15 +52,21 @@ class RawGroup(NamedTuple):
     agents: tuple[tuple[int, str], ...]
     rules: tuple[RawRule, ...]
 
-    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]]:
+    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]] | None:
         """The allow flags and values of the rules a first check reads: all of them here
-        (see `SkeletonGroup.candidate_rules`)."""
+        (see `SkeletonGroup.candidate_rules`); None past `MAX_FIRST_CHECK_STARS`."""
         rules = self.rules
-        return list(map(_ALLOW_OF, rules)), list(map(_VALUE_OF, rules))
+        values = list(map(_VALUE_OF, rules))
+        if sum(map(str.count, values, repeat("*"))) > MAX_FIRST_CHECK_STARS:
+            return None
+        return list(map(_ALLOW_OF, rules)), values
 
 
 _ALLOW_OF = itemgetter(1)  # of a RawRule
 _VALUE_OF = itemgetter(2)
+# A group whose rules hold more `*` than this is left to its rule set by a first check
+# (`first_check`): a hostile file, whose cost the rule set's filters and index bound.
+MAX_FIRST_CHECK_STARS = 4096
 
 
 class GroupLike(Protocol):
@@ -71,9 +78,9 @@ class GroupLike(Protocol):
     @property
     def rules(self) -> tuple[RawRule, ...]: ...
 
-    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]]:
+    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]] | None:
         """Allow flags and values of (at least) the rules whose pattern may match a path whose
-        second character is `second` (`first_check.first_verdict`)."""
+        second character is `second` (`first_check.first_verdict`); None: too many wildcards."""
         ...
 
 

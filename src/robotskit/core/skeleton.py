@@ -47,7 +47,7 @@ from robotskit.core.lexer import (
     prepare,
 )
 from robotskit.core.model import LineKind
-from robotskit.core.parser import RawRule
+from robotskit.core.parser import MAX_FIRST_CHECK_STARS, RawRule
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -65,7 +65,8 @@ _ALLOW = LineKind.ALLOW
 _DISALLOW = LineKind.DISALLOW
 _INVALID = LineKind.INVALID
 _RULE_KINDS = (_ALLOW, _DISALLOW)
-_WHITESPACES = repeat(WHITESPACE)  # a map() argument
+_WHITESPACES = repeat(WHITESPACE)  # map() arguments
+_ASTERISKS = repeat("*")
 # A run of consecutive user-agent lines written the common way, matched in the lowered bytes:
 # "user-agent" in any case at the line start, the colon right after it, a line break. For such
 # a line without `#` the parser (FAST_KEYS or `lex_line`: an exact key, so no typo) gives
@@ -214,11 +215,16 @@ _ALLOW_OF = itemgetter(1)  # of a RawRule
 _VALUE_OF = itemgetter(2)
 
 
-def region_rules(text: str, low: bytes, start: int, end: int, second: str) -> tuple[list[bool], list[str]]:
+def region_rules(
+    text: str, low: bytes, start: int, end: int, second: str
+) -> tuple[list[bool], list[str]] | None:
     """The allow flags and values of the rule lines among the whole lines of `text[start:end]`
     (LF breaks, no cut line, `start` > 0; `low` the lowered bytes) whose pattern may match a path
     whose second character is `second`, read in one pass (`_candidates`); every rule line, read
-    line by line, if a line needs the exact reading or no pass serves `second`."""
+    line by line, if a line needs the exact reading or no pass serves `second`. None when the
+    lines hold more than `MAX_FIRST_CHECK_STARS` asterisks."""
+    if text.count("*", start, end) > MAX_FIRST_CHECK_STARS:
+        return None
     candidates = _candidates(second)
     if candidates is not None:
         # the region starts a line: the "\n" before it leads the first match
@@ -281,16 +287,19 @@ class SkeletonGroup:
             rules = self._rules = _rules_of_lines(self._source, self._start, self._end, self._first_line)
         return rules
 
-    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]]:
+    def candidate_rules(self, second: str) -> tuple[list[bool], list[str]] | None:
         """The allow flags and values of (at least) the rule lines whose pattern may match a
         path whose second character is `second` (see `region_rules`); all of them when they
-        are read already or the file's lines are cut."""
+        are read already or the file's lines are cut; None past `MAX_FIRST_CHECK_STARS`."""
         rules = self._rules
         source = self._source
         if rules is None and not source.capped:
             return region_rules(source.text, source.low, self._start, self._end, second)
         rules = self.rules
-        return list(map(_ALLOW_OF, rules)), list(map(_VALUE_OF, rules))
+        values = list(map(_VALUE_OF, rules))
+        if sum(map(str.count, values, _ASTERISKS)) > MAX_FIRST_CHECK_STARS:
+            return None
+        return list(map(_ALLOW_OF, rules)), values
 
     def __repr__(self) -> str:
         return f"SkeletonGroup(agents={self.agents!r})"
