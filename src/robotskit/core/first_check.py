@@ -248,22 +248,20 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
     # deleting the path's characters from the patterns (in C) leaves the others non-empty, so
     # only the few left empty are tried one by one.
     left = b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n"
-    tried: list[int] = []
+    length = 0
+    allow = True
+    wildcards = 0
     index = counted = 0  # pattern `index` follows the `index`-th line break, counted up to `counted`
     at = left.find(b"\n\n")  # an empty line: a pattern left empty
     while at >= 0:
         index += left.count(b"\n", counted, at)
         counted = at
         at = left.find(b"\n\n", at + 1)
-        tried.append(index)
-    wildcards = [index for index in tried if "*" in values[index] or values[index][-1:] == "$"]
-    if len(wildcards) > _MAX_WILDCARDS:
-        return None
-    length = 0
-    allow = True
-    for index in tried:
         pattern = values[index]
-        if index in wildcards:
+        if "*" in pattern or pattern[-1:] == "$":
+            wildcards += 1
+            if wildcards > _MAX_WILDCARDS:
+                return None
             if not pattern_matches(pattern, path):
                 continue
         elif not path.startswith(pattern):

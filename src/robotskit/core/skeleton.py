@@ -223,7 +223,7 @@ def region_rules(
     whose second character is `second`, read in one pass (`_candidates`); every rule line, read
     line by line, if a line needs the exact reading or no pass serves `second`. None when the
     lines hold more than `MAX_FIRST_CHECK_STARS` asterisks."""
-    if text.count("*", start, end) > MAX_FIRST_CHECK_STARS:
+    if end - start > MAX_FIRST_CHECK_STARS and text.count("*", start, end) > MAX_FIRST_CHECK_STARS:
         return None
     candidates = _candidates(second)
     if candidates is not None:
