@@ -45,7 +45,7 @@ def parse(
     """
     if profile is not None and not isinstance(profile, str):
         raise TypeError(f"profile must be a str or None, not {type(profile).__name__}")
-    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool):
+    if type(max_bytes) is not int and (not isinstance(max_bytes, int) or isinstance(max_bytes, bool)):
         raise TypeError(f"max_bytes must be an int, not {type(max_bytes).__name__}")
     if robots_url is not None and not isinstance(robots_url, str):
         raise TypeError(f"robots_url must be a str or None, not {type(robots_url).__name__}")

@@ -28,7 +28,7 @@ means "left to the general path", for what these readings do not cover:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from robotskit.core.agents import product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
@@ -51,6 +51,8 @@ __all__ = ["first_verdict", "quick_verdict"]
 # rules than `parser.MAX_FIRST_CHECK_STARS`: left to the rule set (whose filters and index bound
 # a hostile file's cost).
 _MAX_WILDCARDS = 32
+# Up to this many candidates, each is tried (filtering them would cost more than it saves).
+_FEW = 6
 # A user-agent line as nearly every file writes it, in "\n" + the lowered bytes: the key at the
 # line start, the colon right after it. For such a line the parser's fast path (`FAST_KEYS`) or
 # `lex_line` reads a user-agent line whose value is the rest up to `#`, whitespace-stripped.
@@ -188,15 +190,19 @@ def _regions(
     star: list[tuple[int, int]] = []
     # where the last region of each kind starts: the lines before it are in groups found already
     named_from = star_from = 0
-    for found in _judged_lines(token).finditer(low):
+    search = _judged_lines(token).search  # (a loop of searches: most files have one match)
+    found = search(low)
+    while found is not None:
+        next_from = found.end()
         if found.group("other") is not None:
             if _other_agent_line(text, low, found.start()):
                 return None
+            found = search(low, next_from)
             continue
         line = found.start() - _KEY_BEFORE_AGENT  # the "\n" before the line
         if found.group("exact") is not None:
             read: str | None = "*"
-            end = low.find(b"\n", found.end())
+            end = low.find(b"\n", next_from)
             if end < 0:
                 end = len(low)
         else:
@@ -208,6 +214,7 @@ def _regions(
         elif read == "*" and not named and line >= star_from:
             star.append(_region(text, low, end))
             star_from = star[-1][0]
+        found = search(low, next_from)
     return named or star
 
 
@@ -244,19 +251,18 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         and _add_index_html_rules(allows, values)
     ):
         joined = "\n".join(values)
-    # A pattern can only match a path holding each of its literal characters (a prefix too):
-    # deleting the path's characters from the patterns (in C) leaves the others non-empty, so
-    # only the few left empty are tried one by one.
-    left = b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n"
+    tried: Iterable[int]
+    if len(values) <= _FEW:
+        tried = range(len(values))
+    else:
+        # A pattern can only match a path holding each of its literal characters (a prefix too):
+        # deleting the path's characters from the patterns (in C) leaves the others non-empty,
+        # so only the few left empty are tried one by one.
+        tried = _emptied(b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n")
     length = 0
     allow = True
     wildcards = 0
-    index = counted = 0  # pattern `index` follows the `index`-th line break, counted up to `counted`
-    at = left.find(b"\n\n")  # an empty line: a pattern left empty
-    while at >= 0:
-        index += left.count(b"\n", counted, at)
-        counted = at
-        at = left.find(b"\n\n", at + 1)
+    for index in tried:
         pattern = values[index]
         if "*" in pattern or pattern[-1:] == "$":
             wildcards += 1
@@ -274,6 +280,17 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         elif len(pattern) == length and allows[index]:
             allow = True
     return length == 0 or allow
+
+
+def _emptied(left: bytes) -> Iterator[int]:
+    """The indexes of the empty lines of `left` (which starts and ends with "\\n")."""
+    index = counted = 0  # line `index` follows the `index`-th line break, counted up to `counted`
+    at = left.find(b"\n\n")
+    while at >= 0:
+        index += left.count(b"\n", counted, at)
+        counted = at
+        yield index
+        at = left.find(b"\n\n", at + 1)
 
 
 def _literals(path: str) -> bytes:

@@ -101,10 +101,11 @@ class ParsedRobots:
         max_bytes: int = DEFAULT_MAX_BYTES,
         robots_url: str | None = None,
     ) -> None:
-        if not isinstance(data, (bytes, bytearray, memoryview, str)):
-            raise TypeError(f"robots.txt data must be bytes or str, not {type(data).__name__}")
-        if not isinstance(data, str):
-            data = bytes(data)
+        if type(data) is not bytes:  # (the common case costs one test)
+            if not isinstance(data, (bytes, bytearray, memoryview, str)):
+                raise TypeError(f"robots.txt data must be bytes or str, not {type(data).__name__}")
+            if not isinstance(data, str):
+                data = bytes(data)
         self._body = data
         self._profile: Profile | None = get_profile(profile) if profile is not None else None
         self._max_bytes = max_bytes
@@ -183,13 +184,13 @@ class ParsedRobots:
             profile = self._profile
             if profile is None:  # by scheme; the cheap first-letter test keeps http(s) fast
                 profile = profile_for_url(url) if url[:1] in "gG" else _RFC
+            if self._fresh:  # the file's first check: no check built yet
+                self._fresh = False
+                first = self._first_check(profile, agent, url)
+                if first is not None:
+                    return first
             check = self._checkers.get((profile.name, agent))
             if check is None:
-                if self._fresh:
-                    self._fresh = False
-                    first = self._first_check(profile, agent, url)
-                    if first is not None:
-                        return first
                 check = self._checker(profile, agent)
             if profile is self._profile or profile is _RFC:
                 self._last = _last_check(agent, check)
@@ -206,7 +207,7 @@ class ParsedRobots:
     def _first_check(self, profile: Profile, agent: AgentLike, url: str) -> bool | None:
         """The verdict of the check `_checker` would build, from the groups that judge a plain
         agent (`first_check.first_verdict`), or None: left to the check."""
-        if not self._views and self._parsed is None and self._skeleton is None:  # nothing read yet
+        if self._parsed is None and self._skeleton is None:  # nothing read yet
             answer = quick_verdict(self._body, self._max_bytes, profile, agent, url)
             if answer is not None:
                 return answer
