@@ -277,6 +277,26 @@ def test_only_the_first_check_skips_building_a_check() -> None:
     assert robots._checkers
 
 
+def test_a_big_file_builds_its_check_on_the_first_check() -> None:
+    """A file whose check is costly to build (big, or many agents) builds it on the first check,
+    as before, so that no later check stalls; a small one leaves it to the second."""
+    from robotskit.core import robots as _robots
+
+    many_agents = b"".join(b"User-agent: bot%d\n" % i for i in range(4000)) + b"Disallow: /x\n"
+    assert _robots._QUICK_UP_TO < len(many_agents) <= _robots._QUICK_FEW_AGENTS_UP_TO
+    big = b"User-agent: *\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(20000))
+    assert len(big) > _robots._QUICK_FEW_AGENTS_UP_TO
+    for body in (many_agents, big):
+        robots = robotskit.parse(body)
+        assert robots.allowed("/x", "bot7") is robots.decide("/x", "bot7").allowed
+        assert robots._checkers, "the first check of a big file builds its check"
+    few_agents = b"User-agent: *\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(6000))
+    assert _robots._QUICK_UP_TO < len(few_agents) <= _robots._QUICK_FEW_AGENTS_UP_TO
+    robots = robotskit.parse(few_agents)
+    assert robots.allowed("/p7/x", "bot") is False
+    assert not robots._checkers
+
+
 def test_region_rules_reads_every_line_after_a_misspelt_key() -> None:
     """A region holding a misspelt rule key is read line by line, so the rule is not missed."""
     text = "\nUser-agent: *\nDisalow: /x\nDisallow: /y\n"
