@@ -190,7 +190,7 @@ def _regions(
     star: list[tuple[int, int]] = []
     # where the last region of each kind starts: the lines before it are in groups found already
     named_from = star_from = 0
-    search = _judged_lines(token).search  # (a loop of searches: most files have one match)
+    search = (_JUDGED_LINES.get(token) or _judged_lines(token)).search  # (most files: one match)
     found = search(low)
     while found is not None:
         next_from = found.end()

@@ -225,11 +225,13 @@ def region_rules(
     lines hold more than `MAX_FIRST_CHECK_STARS` asterisks."""
     if end - start > MAX_FIRST_CHECK_STARS and text.count("*", start, end) > MAX_FIRST_CHECK_STARS:
         return None
-    candidates = _candidates(second)
+    candidates = _CANDIDATES.get(second) or _candidates(second)
     if candidates is not None:
         # the region starts a line: the "\n" before it leads the first match
         found = candidates.findall(text, start - 1, end)
-        if not found or not any(map(_SUSPECT, found)):
+        if not found:
+            return [], []
+        if not any(map(_SUSPECT, found)):
             return list(map(not_, map(_DIS, found))), list(map(str.rstrip, map(_VALUE, found), _WHITESPACES))
     rules = _rules_of_lines(_Source(text, low, False), start, end, 1)
     return list(map(_ALLOW_OF, rules)), list(map(_VALUE_OF, rules))
