@@ -131,6 +131,7 @@ class ParsedRobots:
         self._profile: Profile | None = get_profile(profile) if profile is not None else None
         self._max_bytes = max_bytes
         self._robots_url = robots_url
+        # Nothing is read here. The first check reads only what judges its agent (`_first_check`).
         # The full parse is built when something asks for what only it has (records, sitemaps,
         # diagnostics, ...). A check needs only the groups: for all but small files they come
         # from the skeleton, which reads the user-agent lines and, on first use, the rules of
@@ -226,8 +227,9 @@ class ParsedRobots:
         return answer
 
     def _first_check(self, profile: Profile, agent: AgentLike, url: str) -> bool | None:
-        """The verdict of the check `_checker` would build, from the groups that judge a plain
-        agent (`first_check.first_verdict`), or None: left to the check."""
+        """The verdict of the check `_checker` would build, for a plain agent, read from the
+        bytes (`first_check.quick_verdict`) or from the groups read already (`first_verdict`);
+        None: left to the check, built now."""
         if not _cheap_to_build(self._body):
             return None  # built now, as a first check always did: the next checks stay cheap
         if self._parsed is None and self._skeleton is None:  # nothing read yet

@@ -15,7 +15,9 @@ scans of the text and reads in Python only the lines the scans point at:
   that stops at the first real rule line;
 - block lists (hundreds of consecutive `User-agent: x` lines) are read in bulk: a regex finds
   the run, C-level maps split it (see `_UA_RUN`);
-- a group's rules are read from its own lines only when `SkeletonGroup.rules` is first asked for.
+- a group's rules are read from its own lines only when `SkeletonGroup.rules` is first asked for;
+  a file's first check reads only the rule lines whose pattern can match its path
+  (`region_rules`, one regular-expression pass over the group's lines; see `core.first_check`).
 
 Each candidate line is classified exactly as `parser._read_groups` does (`FAST_KEYS` and
 `fast_value`, else `lex_line`; a line cut by `cap_line` when the parser cuts lines), so for
@@ -208,9 +210,9 @@ def rule_between(text: str, low: bytes, capped: bool, start: int, end: int, firs
 #   could match. (A region holds no user-agent line: the skeleton read each of those.)
 _CANDIDATES: dict[str, re.Pattern[str]] = {}
 _SPACE = "[ \\t\\v\\f\\r]"
-_DIS = itemgetter(0)
-_VALUE = itemgetter(1)
-_SUSPECT = itemgetter(2)
+_DIS = itemgetter(1)  # of a match: (key, "dis" or "", value, suspect)
+_VALUE = itemgetter(2)
+_SUSPECT = itemgetter(3)
 _ALLOW_OF = itemgetter(1)  # of a RawRule
 _VALUE_OF = itemgetter(2)
 
@@ -243,10 +245,12 @@ def _candidates(second: str) -> re.Pattern[str] | None:
     if pattern is None:
         if len(second) != 1 or not ("!" <= second <= "~") or second == "%":
             return None  # one pattern per printable ASCII character at most
+        # (A `key:` taken possessively commits the line to the first branch: when its value is no
+        # candidate, the match fails there at once instead of trying the suspect branch.)
         pattern = _CANDIDATES[second] = re.compile(
-            r"\n" + _SPACE + r"*+(?:(?i:(dis)?allow)" + _SPACE + r"*+:" + _SPACE + r"*+"
-            r"((?:/(?:[" + re.escape(second) + r"%*]|(?=[ \t\v\f\r#\n]|\Z))|\*)[^#\n]*)"
-            r"|(?!(?i:(?:dis)?allow)" + _SPACE + r"*+:)([aAdD])[^\n#]*?(?i:ll|alo))",
+            r"\n" + _SPACE + r"*+((?i:(dis)?allow)" + _SPACE + r"*+:" + _SPACE + r"*+)?+"
+            r"(?(1)((?:/(?:[" + re.escape(second) + r"%*]|(?=[ \t\v\f\r#\n]|\Z))|\*)[^#\n]*)"
+            r"|([aAdD])[^\n#]*?(?i:ll|alo))",
             re.ASCII,
         )
     return pattern
