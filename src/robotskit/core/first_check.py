@@ -62,6 +62,8 @@ _KEY_BEFORE_AGENT = len(b"\nuser-")
 # Per caller token, such lines whose value may have that token or `*` (see `_judged_lines`).
 _JUDGED_LINES: dict[str, re.Pattern[bytes]] = {}
 _MAX_JUDGED_LINES = 256
+# (profile reduces the caller's agent?, agent) -> the caller's token, for a valid one.
+_CALLER_TOKENS: dict[tuple[bool, str], str] = {}
 # UTF-8 of the two characters whose lower case holds an ASCII letter (U+0130 and U+212A): a
 # user-agent value holding one may have a token that its lowered bytes do not spell.
 _LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
@@ -72,19 +74,22 @@ def quick_verdict(
 ) -> bool | None:
     """May `agent` (a string or None) fetch `url` under `profile`, `data` read as `parse_file`
     reads it? None when left to the general path (see the module docstring)."""
-    if profile.judge_every_token:
+    if profile.judge_every_token or type(url) is not str:
         return None
     if agent is None:
         token = "*"
     elif type(agent) is str:
-        token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
-        if not token or not token.isascii():
-            return None
+        key = (profile.reduce_caller_agent, agent)
+        token = _CALLER_TOKENS.get(key, "")
+        if not token:
+            token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
+            if not token or not token.isascii():
+                return None
+            if len(_CALLER_TOKENS) >= _MAX_JUDGED_LINES:  # bounded: callers may pass ever-new agents
+                _CALLER_TOKENS.clear()
+            _CALLER_TOKENS[key] = token
     else:
         return None
-    path = rfc_match_path(url) if profile.normalise_urls else google_match_path(url)
-    if profile.robots_txt_always_allowed and path == "/robots.txt":
-        return True  # RFC 9309 2.2.2
     if type(data) is bytes and len(data) <= max_bytes and data[:1] != b"\xef":
         body = data  # (what `prepare` returns for it: no cut, no BOM)
     else:
@@ -103,6 +108,9 @@ def quick_verdict(
         return None  # a user-agent line written otherwise: read by the skeleton
     if not regions:
         return True  # no group applies
+    path = rfc_match_path(url) if profile.normalise_urls else google_match_path(url)
+    if profile.robots_txt_always_allowed and path == "/robots.txt":
+        return True  # RFC 9309 2.2.2
     second = path[1:2]
     allows: list[bool] = []
     values: list[str] = []

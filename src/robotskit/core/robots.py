@@ -230,7 +230,7 @@ class ParsedRobots:
         """The verdict of the check `_checker` would build, for a plain agent, read from the
         bytes (`first_check.quick_verdict`) or from the groups read already (`first_verdict`);
         None: left to the check, built now."""
-        if not _cheap_to_build(self._body):
+        if len(self._body) > _QUICK_UP_TO and not _cheap_to_build(self._body):
             return None  # built now, as a first check always did: the next checks stay cheap
         if self._parsed is None and self._skeleton is None:  # nothing read yet
             answer = quick_verdict(self._body, self._max_bytes, profile, agent, url)
