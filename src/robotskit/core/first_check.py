@@ -64,8 +64,9 @@ _JUDGED_LINES: dict[str, re.Pattern[bytes]] = {}
 _MAX_JUDGED_LINES = 256
 # (profile reduces the caller's agent?, agent) -> the caller's token, for a valid one.
 _CALLER_TOKENS: dict[tuple[bool, str], str] = {}
-# UTF-8 of the two characters whose lower case holds an ASCII letter (U+0130 and U+212A): a
-# user-agent value holding one may have a token that its lowered bytes do not spell.
+# UTF-8 of the two characters whose lower case holds an ASCII letter (U+0130 İ: "i" and a
+# combining dot, U+212A KELVIN SIGN: "k"): a user-agent value holding one may have a token that
+# its lowered bytes do not spell (only a token holding "i" or "k" can be such a one).
 _LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
 
 
@@ -101,7 +102,7 @@ def quick_verdict(
     body = b"\n" + body  # every line, the first too, follows a "\n"
     low = body.lower()  # only A-Z change: offsets in `low` are offsets in `text`
     text = body.decode("latin-1")
-    if not low.isascii() and any(map(low.__contains__, _LOWERS_TO_ASCII)):
+    if ("k" in token or "i" in token) and not low.isascii() and any(map(low.__contains__, _LOWERS_TO_ASCII)):
         return None
     regions = _regions(text, low, group_token_cache(profile), profile, token)
     if regions is None:
