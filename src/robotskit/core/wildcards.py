@@ -1,0 +1,310 @@
+"""Many wildcard rules matched together: rules that share their first segments share the search.
+
+A wildcard pattern `s0*s1*...*sk` matches greedily (`glob.glob_match`): `s0` at the start of the
+path, then each segment at its leftmost occurrence after the previous one. The position reached after
+`s0*...*sj` depends on that prefix only, so rules that share a prefix of segments can share its
+searches. A `WildcardTrie` keeps deep wildcard rules (a bucket of the index, or the wildcard rules
+of a big set) in a trie of segments: one `str.find` per node, and a node whose segment is not found
+prunes every rule below it. A rule that shares no further segment with another (a "solo") is walked
+on its own from its node, after the cheap tail test of `glob._tail_fits`.
+
+The trie grows lazily so that no check pays for all of it: the rules not yet sorted into children
+wait as `pending` (at the root: not even split yet), each check sorts at most `LastAt.budget` of them,
+and the rules still pending are matched by the greedy walk from where they wait. One thread grows a
+trie at a time (a lock taken without waiting: the others read); growth publishes a node's new
+children, solos and ends before it shrinks the node's `pending`, so a thread reading mid-growth sees
+every rule at least once (twice is harmless: the best match is the same).
+
+Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
+pattern below it, and a subtree that cannot reach the best match's length is skipped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from itertools import repeat
+from operator import add, ge, itemgetter, le, sub
+
+from robotskit.core.glob import (
+    TAIL_AFTER,
+    LastAt,
+    find_after,
+    last_at,
+    outranks,
+    pattern_matches,
+    split_pattern,
+)
+from robotskit.core.model import Rule
+
+# One rule as the trie sees it: the first segment (matched at the start of the path), the later
+# non-empty segments (each found after the previous), the `$`-anchored last literal or None, the
+# pattern's length and the rule's key (`rule_of(key)` builds the rule).
+Entry = tuple[str, tuple[str, ...], str | None, int, int]
+# Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
+ENTER_COST = 4
+
+
+def trie_entry(pattern: str, key: int) -> Entry | None:
+    """The pattern's segments for the trie, or None for a `$` pattern without `*` (an exact match).
+
+    Empty segments (`**`, a trailing `*`) are dropped: `find("")` always succeeds where it is asked,
+    so they change nothing. A `$` after a final `*` anchors nothing (`/a*$` matches as `/a` does).
+    """
+    segments, anchored = split_pattern(pattern)
+    if anchored and len(segments) == 1:
+        return None
+    later = list(filter(None, segments[1:]))
+    tail = later.pop() if anchored and segments[-1] else None
+    return segments[0], tuple(later), tail, len(pattern), key
+
+
+class _Node:
+    """The rules whose first `depth` later segments are one prefix; reached once `segment` is found."""
+
+    __slots__ = ("children", "depth", "ends", "index", "longest", "pending", "segment", "solos", "tails")
+
+    def __init__(self, segment: str, depth: int, pending: Sequence[Entry]) -> None:
+        self.segment = segment
+        self.depth = depth
+        self.longest = max(entry[3] for entry in pending)
+        self.children: tuple[_Node, ...] = ()  # longest first
+        self.solos: tuple[Entry, ...] = ()  # the only rule below its next segment: walked on its own
+        self.ends: tuple[int, ...] = ()  # keys of rules with no later segment: they match if reached
+        self.tails: tuple[tuple[str, int], ...] = ()  # `$` rules: the literal that must end the path
+        self.index: dict[str, _Node | Entry] = {}  # next segment -> child or solo (read by growth only)
+        self.pending: tuple[Entry, ...] = tuple(pending)
+
+    def add(self, entries: Sequence[Entry]) -> None:
+        """More rules for this node (growth only): `longest` first, so no reader prunes them."""
+        self.longest = max(self.longest, *(entry[3] for entry in entries))
+        self.pending = (*self.pending, *entries)
+
+    def grow(self, limit: int) -> int:
+        """Sort up to `limit` pending rules (at least one) into ends, tails, solos and children."""
+        pending = self.pending
+        taken, left = pending[: max(limit, 1)], pending[max(limit, 1) :]
+        depth = self.depth
+        index = self.index
+        more: dict[_Node, list[Entry]] = {}
+        ends = list(self.ends)
+        tails = list(self.tails)
+        for entry in taken:
+            later = entry[1]
+            if len(later) > depth:
+                segment = later[depth]
+                found = index.get(segment)
+                if found is None:
+                    index[segment] = entry
+                elif isinstance(found, _Node):
+                    more.setdefault(found, []).append(entry)
+                else:  # a second rule under this segment: the solo becomes a child node
+                    index[segment] = _Node(segment, depth + 1, (found, entry))
+            elif entry[2] is None:
+                ends.append(entry[4])
+            else:
+                tails.append((entry[2], entry[4]))
+        for child, entries in more.items():
+            child.add(entries)
+        nodes = [found for found in index.values() if isinstance(found, _Node)]
+        nodes.sort(key=_longest, reverse=True)
+        # Publish children before solos (a solo that became a child is never missing), `pending` last.
+        self.children = tuple(nodes)
+        self.solos = tuple(found for found in index.values() if not isinstance(found, _Node))
+        self.ends = tuple(ends)
+        self.tails = tuple(tails)
+        self.pending = left
+        return len(taken)
+
+
+def _longest(node: _Node) -> int:
+    return node.longest
+
+
+def _walk(entry: Entry, depth: int, path: str, position: int, memo: LastAt) -> bool:
+    """The greedy match of the entry's later segments from `depth` on, starting at `position`."""
+    later, tail = entry[1], entry[2]
+    count = len(later)
+    if tail is None:
+        if count == depth:
+            return True
+        count -= 1  # the last segment only has to occur somewhere after the others
+        final = later[count]
+    else:
+        final = tail
+    if count - depth >= TAIL_AFTER - 1:
+        # A cheap necessary condition first (see `glob._tail_fits`): the last two segments fit from here.
+        before = later[count - 1]
+        found = find_after(memo, path, before, position)
+        if found < 0 or not _final_fits(final, tail is not None, path, found + len(before), memo):
+            return False
+    for index in range(depth, count):
+        segment = later[index]
+        found = path.find(segment, position)
+        if found < 0:
+            return False
+        position = found + len(segment)
+    return _final_fits(final, tail is not None, path, position, memo)
+
+
+def _final_fits(final: str, anchored: bool, path: str, position: int, memo: LastAt) -> bool:
+    if anchored:
+        return len(path) - len(final) >= position and path.endswith(final)
+    return last_at(memo, path, final) >= position
+
+
+class _RawTails:
+    """The tail test of `glob._tail_fits` for every pattern not yet in the trie, in a few C-level
+    passes per check: the literal before the last must occur (its first occurrence is a lower bound
+    on where the walk leaves it), and the last literal must occur after that, or end the path for
+    a `$` pattern. Each distinct literal is searched once per check."""
+
+    __slots__ = ("_befores", "_ends", "_finals", "_kinds", "_lengths", "_unique_befores", "_unique_finals")
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        anchored = list(map(str.endswith, patterns, repeat("$")))
+        bodies = [pattern[:-1] if flag else pattern for pattern, flag in zip(patterns, anchored, strict=True)]
+        parts = list(map(str.rsplit, bodies, repeat("*"), repeat(2)))
+        # a pattern of fewer than two `*` always passes (kind 0); 1: unanchored; 2: `$`-anchored
+        self._kinds = [0 if len(part) < 3 else 1 + flag for part, flag in zip(parts, anchored, strict=True)]
+        self._befores = [part[-2] if len(part) == 3 else "" for part in parts]
+        self._finals = list(map(itemgetter(-1), parts))
+        self._lengths = list(map(len, self._befores))
+        self._ends = list(map(len, self._finals))
+        self._unique_befores = tuple(set(self._befores))
+        self._unique_finals = tuple(set(self._finals))
+
+    def passing(self, start: int, path: str, memo: LastAt) -> list[int]:
+        """The positions (from `start`) whose pattern passes the tail test on `path`."""
+        firsts = {literal: path.find(literal) for literal in self._unique_befores}
+        for literal in self._unique_finals:
+            last_at(memo, path, literal)
+        after = list(map(add, map(firsts.__getitem__, self._befores[start:]), self._lengths[start:]))
+        # unanchored: the last occurrence of the final literal is at or after the lower bound
+        unanchored = map(ge, map(memo.__getitem__, self._finals[start:]), after)
+        # anchored: the path ends with the final literal, and it starts at or after the lower bound
+        room = map(le, after, map(sub, repeat(len(path)), self._ends[start:]))
+        ends = map(path.endswith, self._finals[start:])
+        kept = []
+        for index, (kind, free, fits, ending) in enumerate(
+            zip(self._kinds[start:], unanchored, room, ends, strict=True), start
+        ):
+            if kind == 0 or (free if kind == 1 else fits and ending):
+                kept.append(index)
+        return kept
+
+
+class WildcardTrie:
+    """The best-ranked rule of many wildcard rules that matches a path, searching shared prefixes once."""
+
+    __slots__ = (
+        "_asked",
+        "_entered",
+        "_head_index",
+        "_heads",
+        "_lock",
+        "_patterns",
+        "_raw_tails",
+        "_rule_of",
+    )
+
+    def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
+        """`patterns`: (pattern, key) pairs, none a `$` pattern without `*`; `rule_of(key)`: the rule."""
+        self._rule_of = rule_of
+        self._patterns: tuple[tuple[str, int], ...] = tuple(patterns)
+        self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
+        self._asked = False  # the first check only walks: a set asked once never pays for a trie
+        self._raw_tails: _RawTails | None = None
+        self._heads: tuple[_Node, ...] = ()
+        self._head_index: dict[str, _Node] = {}
+        self._lock = threading.Lock()
+
+    def _enter(self, limit: int) -> int:
+        """Split up to `limit` raw patterns (at least one) into the head nodes; growth only."""
+        entered = self._entered
+        taken = self._patterns[entered : entered + max(limit, 1)]
+        groups: dict[str, list[Entry]] = {}
+        for pattern, key in taken:
+            entry = trie_entry(pattern, key)
+            assert entry is not None  # the caller keeps exact `$` patterns out
+            groups.setdefault(entry[0], []).append(entry)
+        index = self._head_index
+        for head, entries in groups.items():
+            found = index.get(head)
+            if found is None:
+                index[head] = _Node(head, 0, entries)
+            else:
+                found.add(entries)
+        heads = sorted(index.values(), key=_longest, reverse=True)
+        self._heads = tuple(heads)
+        self._entered = entered + len(taken)
+        return len(taken)
+
+    def best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
+        """The rule that outranks `best` and every other matching rule of the trie, else `best`."""
+        lock = self._lock
+        growing = memo.budget > 0 and lock.acquire(blocking=False)
+        try:
+            if growing and self._entered < len(self._patterns) and self._asked:
+                memo.budget -= ENTER_COST * self._enter(memo.budget // ENTER_COST)
+            self._asked = True
+            return self._best(path, best, memo, growing)
+        finally:
+            if growing:
+                lock.release()
+
+    def _best(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+        rule_of = self._rule_of
+        best_length = -1 if best is None else len(best.pattern)
+        entered, patterns = self._entered, self._patterns
+        if entered < len(patterns):  # not split yet: the tail test in bulk, then the survivors' walk
+            raw_tails = self._raw_tails
+            if raw_tails is None:
+                raw_tails = self._raw_tails = _RawTails([pattern for pattern, _ in patterns])
+            for index in raw_tails.passing(entered, path, memo):
+                pattern, key = patterns[index]
+                if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
+                    rule = rule_of(key)
+                    if outranks(rule, best):
+                        best, best_length = rule, len(pattern)
+        stack: list[tuple[_Node, int]] = []
+        for head in self._heads:
+            if head.longest < best_length:
+                break
+            if path.startswith(head.segment):
+                stack.append((head, len(head.segment)))
+        find = path.find
+        while stack:
+            node, position = stack.pop()
+            if node.longest < best_length:
+                continue  # nothing below can outrank the best match found since it was pushed
+            if node.pending:
+                if growing and memo.budget > 0:
+                    memo.budget -= node.grow(memo.budget)
+                for entry in node.pending:  # what is still pending after growth
+                    if entry[3] >= best_length and _walk(entry, node.depth, path, position, memo):
+                        rule = rule_of(entry[4])
+                        if outranks(rule, best):
+                            best, best_length = rule, entry[3]
+            for entry in node.solos:
+                if entry[3] >= best_length and _walk(entry, node.depth, path, position, memo):
+                    rule = rule_of(entry[4])
+                    if outranks(rule, best):
+                        best, best_length = rule, entry[3]
+            for key in node.ends:
+                rule = rule_of(key)
+                if outranks(rule, best):
+                    best, best_length = rule, len(rule.pattern)
+            for tail, key in node.tails:
+                if len(path) - len(tail) >= position and path.endswith(tail):
+                    rule = rule_of(key)
+                    if outranks(rule, best):
+                        best, best_length = rule, len(rule.pattern)
+            for child in node.children:
+                if child.longest < best_length:
+                    break  # longest first: no later child can outrank the best match either
+                segment = child.segment
+                found = find(segment, position)
+                if found >= 0:
+                    stack.append((child, found + len(segment)))
+        return best
