@@ -273,7 +273,43 @@ def near_miss_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         "/" + "*a" * k + "*" + "a" * r + c for k in range(10, 50) for r in (1, 2, 3) for c in "bcdefghij"
     ]
     families["near miss: long scans over a run"] = (_near_miss_file(scans[:1000]), (HOST + run,))
+
+    # Past the tail test, shared: the last two literals fit anywhere, the run of `*a` does not fit
+    # before the `b` (rules of 101-164 `*a`, a run of 100), so each rule fails a hundred steps in.
+    before_b = "/" + "a" * 100 + "b" + "c" * 4898
+    late = ["/" + "*a" * k + "*b" + "c" * r for k in range(101, 165) for r in range(16)]
+    families["near miss: past the tail test, shared run"] = (_near_miss_file(late[:1000]), (HOST + before_b,))
+
+    # Past the tail test, nothing shared: random chains whose final literal occurs after the last
+    # literal's first occurrence but before the chain ends.
+    families["near miss: past the tail test, distinct"] = (
+        _near_miss_file(_late_final_near_misses(rng, noise, 1000, (12, 64))),
+        (HOST + noise,),
+    )
     return families
+
+
+def _late_final_near_misses(rng: random.Random, path: str, n: int, stars: tuple[int, int]) -> list[str]:
+    """Distinct near misses that a test of their last two literals alone does not reject."""
+    rules: list[str] = []
+    seen: set[str] = set()
+    while len(rules) < n:
+        middle = _chain(rng, path, rng.randint(*stars) - 1, 1, (2, 3), 40)
+        position = 1
+        for segment in middle:
+            position = path.find(segment, position) + len(segment)
+        low = path.find(middle[-1]) + len(middle[-1])
+        if position - 5 <= low:
+            continue
+        start = rng.randrange(low, position - 5)
+        final = path[start : start + 5]  # occurs after `low`; a near miss if not after the chain too
+        segments = ["/", *middle, final]
+        rule = "*".join(segments)
+        if rule in seen or _glob(segments, False, path) or not _glob(["/", *middle, ""], False, path):
+            continue
+        seen.add(rule)
+        rules.append(rule)
+    return rules
 
 
 def near_miss_500k(limit: int = LIMIT - 1000) -> tuple[bytes, tuple[str, ...]]:

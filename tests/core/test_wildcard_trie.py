@@ -228,7 +228,7 @@ def test_deep_near_misses_share_searches() -> None:
     while stack:
         node = stack.pop()
         nodes += 1
-        stack.extend(node.children)
+        stack.extend(node.state[2])
     segments = sum(rule.pattern.count("*") for rule in rules)
     assert nodes * 20 < segments
 

@@ -41,6 +41,19 @@ from robotskit.core.model import Rule
 # non-empty segments (each found after the previous), the `$`-anchored last literal or None, the
 # pattern's length and the rule's key (`rule_of(key)` builds the rule).
 Entry = tuple[str, tuple[str, ...], str | None, int, int]
+# What a reader of a node needs, replaced whole: chain, depth, children, solos, ends, tails, pending.
+State = tuple[
+    tuple[str, ...],
+    int,
+    tuple["_Node", ...],
+    tuple[Entry, ...],
+    tuple[int, ...],
+    tuple[tuple[str, int], ...],
+    tuple[Entry, ...],
+]
+# Rules not yet in the trie that pass the bulk tail test are walked one by one, up to this many; more,
+# and the check splits every rule into the trie instead.
+RAW_WALKS = 64
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
 
@@ -60,35 +73,74 @@ def trie_entry(pattern: str, key: int) -> Entry | None:
 
 
 class _Node:
-    """The rules whose first `depth` later segments are one prefix; reached once `segment` is found."""
+    """The rules that share a prefix of later segments; reached once `segment` is found.
 
-    __slots__ = ("children", "depth", "ends", "index", "longest", "pending", "segment", "solos", "tails")
+    Everything a reader needs is one `State`, replaced whole by growth, so a thread reading
+    mid-growth sees an old state or a new one, never half of each. A state is:
+    - chain: the segments every rule here shares after `segment`, found in turn first (a run of
+      `*a` that a thousand rules repeat is one node, not a thousand levels);
+    - depth: how many later segments the rules have consumed once the chain is found;
+    - children (longest first), solos (the only rule under its next segment: walked on its own),
+      ends (keys of rules with no later segment: they match if the node is reached), tails (`$`
+      rules: the literal that must end the path), and pending (not sorted yet: walked).
+    """
+
+    __slots__ = ("index", "longest", "segment", "state")
 
     def __init__(self, segment: str, depth: int, pending: Sequence[Entry]) -> None:
         self.segment = segment
-        self.depth = depth
         self.longest = max(entry[3] for entry in pending)
-        self.children: tuple[_Node, ...] = ()  # longest first
-        self.solos: tuple[Entry, ...] = ()  # the only rule below its next segment: walked on its own
-        self.ends: tuple[int, ...] = ()  # keys of rules with no later segment: they match if reached
-        self.tails: tuple[tuple[str, int], ...] = ()  # `$` rules: the literal that must end the path
-        self.index: dict[str, _Node | Entry] = {}  # next segment -> child or solo (read by growth only)
-        self.pending: tuple[Entry, ...] = tuple(pending)
+        self.index: dict[str, _Node | Entry] = {}  # next segment -> child or solo (growth only)
+        self.state: State = ((), depth, (), (), (), (), tuple(pending))
 
     def add(self, entries: Sequence[Entry]) -> None:
-        """More rules for this node (growth only): `longest` first, so no reader prunes them."""
+        """More rules for this node (growth only): `longest` first, so no reader prunes them.
+
+        Rules that do not share the whole chain split it: the node keeps the part they share, and a
+        new child takes the rest of the chain with everything the node held (a radix-tree split).
+        """
         self.longest = max(self.longest, *(entry[3] for entry in entries))
-        self.pending = (*self.pending, *entries)
+        chain, depth, children, solos, ends, tails, pending = self.state
+        base = depth - len(chain)
+        shared = len(chain)
+        for entry in entries:
+            later = entry[1]
+            common = 0
+            while common < shared and base + common < len(later) and later[base + common] == chain[common]:
+                common += 1
+            shared = common
+        if shared == len(chain):
+            self.state = (chain, depth, children, solos, ends, tails, (*pending, *entries))
+            return
+        rest = _Node.__new__(_Node)
+        rest.segment = chain[shared]
+        rest.longest = max(_longest(child) for child in (self, *children))
+        rest.index = self.index
+        rest.state = (chain[shared + 1 :], depth, children, solos, ends, tails, pending)
+        self.index = {rest.segment: rest}
+        self.state = (chain[:shared], base + shared, (rest,), (), (), (), tuple(entries))
 
     def grow(self, limit: int) -> int:
-        """Sort up to `limit` pending rules (at least one) into ends, tails, solos and children."""
-        pending = self.pending
+        """Sort up to `limit` pending rules (at least one) into ends, tails, solos and children;
+        returns the budget spent."""
+        chain, depth, _, _, ends_before, tails_before, pending = self.state
         taken, left = pending[: max(limit, 1)], pending[max(limit, 1) :]
-        depth = self.depth
         index = self.index
+        spent = len(taken)
+        if not left and not index and not ends_before and not tails_before and len(taken) > 1:
+            # First growth, every rule taken: the segments they all share next join the chain.
+            # (the common prefix of all is that of the least and the greatest: two C-level passes)
+            laters = list(map(itemgetter(1), taken))
+            low, high = min(laters), max(laters)
+            shared = depth
+            while shared < len(low) and shared < len(high) and low[shared] == high[shared]:
+                shared += 1
+            spent += len(taken) * (shared - depth) // 16
+            chain = (*chain, *low[depth:shared])
+            depth = shared
         more: dict[_Node, list[Entry]] = {}
-        ends = list(self.ends)
-        tails = list(self.tails)
+        ends = list(ends_before)
+        tails = list(tails_before)
         for entry in taken:
             later = entry[1]
             if len(later) > depth:
@@ -105,16 +157,13 @@ class _Node:
             else:
                 tails.append((entry[2], entry[4]))
         for child, entries in more.items():
-            child.add(entries)
-        nodes = [found for found in index.values() if isinstance(found, _Node)]
-        nodes.sort(key=_longest, reverse=True)
-        # Publish children before solos (a solo that became a child is never missing), `pending` last.
-        self.children = tuple(nodes)
-        self.solos = tuple(found for found in index.values() if not isinstance(found, _Node))
-        self.ends = tuple(ends)
-        self.tails = tuple(tails)
-        self.pending = left
-        return len(taken)
+            child.add(entries)  # (a reader still finds these rules here until the state below)
+        nodes = sorted(
+            (found for found in index.values() if isinstance(found, _Node)), key=_longest, reverse=True
+        )
+        solos = tuple(found for found in index.values() if not isinstance(found, _Node))
+        self.state = (chain, depth, tuple(nodes), solos, tuple(ends), tuple(tails), left)
+        return spent
 
 
 def _longest(node: _Node) -> int:
@@ -261,7 +310,13 @@ class WildcardTrie:
             raw_tails = self._raw_tails
             if raw_tails is None:
                 raw_tails = self._raw_tails = _RawTails([pattern for pattern, _ in patterns])
-            for index in raw_tails.passing(entered, path, memo):
+            passing = raw_tails.passing(entered, path, memo)
+            if len(passing) > RAW_WALKS and growing:
+                # Walking them would cost a Python step per segment: splitting them into the trie
+                # costs less, and they then share their searches (this check pays it past its budget).
+                memo.budget -= ENTER_COST * self._enter(len(patterns))
+                passing = []
+            for index in passing:
                 pattern, key = patterns[index]
                 if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
                     rule = rule_of(key)
@@ -278,33 +333,34 @@ class WildcardTrie:
             node, position = stack.pop()
             if node.longest < best_length:
                 continue  # nothing below can outrank the best match found since it was pushed
-            if node.pending:
-                if growing and memo.budget > 0:
-                    memo.budget -= node.grow(memo.budget)
-                for entry in node.pending:  # what is still pending after growth
-                    if entry[3] >= best_length and _walk(entry, node.depth, path, position, memo):
+            if growing and memo.budget > 0 and node.state[6]:
+                memo.budget -= node.grow(memo.budget)
+            chain, depth, children, solos, ends, tails, pending = node.state
+            for segment in chain:
+                found = find(segment, position)
+                if found < 0:
+                    break
+                position = found + len(segment)
+            else:
+                for entry in (*pending, *solos):
+                    if entry[3] >= best_length and _walk(entry, depth, path, position, memo):
                         rule = rule_of(entry[4])
                         if outranks(rule, best):
                             best, best_length = rule, entry[3]
-            for entry in node.solos:
-                if entry[3] >= best_length and _walk(entry, node.depth, path, position, memo):
-                    rule = rule_of(entry[4])
-                    if outranks(rule, best):
-                        best, best_length = rule, entry[3]
-            for key in node.ends:
-                rule = rule_of(key)
-                if outranks(rule, best):
-                    best, best_length = rule, len(rule.pattern)
-            for tail, key in node.tails:
-                if len(path) - len(tail) >= position and path.endswith(tail):
+                for key in ends:
                     rule = rule_of(key)
                     if outranks(rule, best):
                         best, best_length = rule, len(rule.pattern)
-            for child in node.children:
-                if child.longest < best_length:
-                    break  # longest first: no later child can outrank the best match either
-                segment = child.segment
-                found = find(segment, position)
-                if found >= 0:
-                    stack.append((child, found + len(segment)))
+                for tail, key in tails:
+                    if len(path) - len(tail) >= position and path.endswith(tail):
+                        rule = rule_of(key)
+                        if outranks(rule, best):
+                            best, best_length = rule, len(rule.pattern)
+                for child in children:
+                    if child.longest < best_length:
+                        break  # longest first: no later child can outrank the best match either
+                    segment = child.segment
+                    found = find(segment, position)
+                    if found >= 0:
+                        stack.append((child, found + len(segment)))
         return best
