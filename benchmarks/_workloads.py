@@ -338,6 +338,7 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         "one rule with 50 stars": (("User-agent: *\nDisallow: /" + "*a" * 50 + "b\n").encode(), url),
         "1,000 near-miss rules, 12-64 stars": (near_miss_rules(), (HOST + NEAR_MISS_PATH,)),
         **near_miss_families(),
+        "near miss: 500 KiB of distinct rules": near_miss_500k(),
     }
 
 
