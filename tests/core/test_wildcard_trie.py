@@ -88,24 +88,26 @@ def test_memos_equal_plain_searches(asks: list[tuple[str, int]], path: str) -> N
         assert last_at(memo, path, literal) == path.rfind(literal)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.tuples(_PATTERN, st.booleans()), min_size=1, max_size=16),
     st.lists(_PATH, min_size=1, max_size=6),
     st.integers(1, 6),
+    st.sampled_from([0, 1, 64]),
 )
 def test_trie_equals_reference_while_it_grows(
-    patterns: list[tuple[str, bool]], paths: list[str], budget: int
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int
 ) -> None:
     """Property: with a tiny growth budget, the trie's answer equals the reference at every check
-    (raw patterns walked in bulk, pending rules, solos, ends and `$` tails), until fully grown."""
+    (raw patterns walked after the bulk tail test or split at once, pending rules, chains and their
+    splits, solos, ends and `$` tails), until fully grown."""
     rules = [
         rule for rule in _rules(patterns) if not (rule.pattern.endswith("$") and "*" not in rule.pattern)
     ]
     if not rules:
         return
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
-    with mock.patch.object(LastAt, "budget", budget):
+    with mock.patch.object(LastAt, "budget", budget), mock.patch.object(_wildcards, "RAW_WALKS", raw_walks):
         for path in paths * 6:
             assert trie.best(path, None, LastAt()) == _reference(rules, path), path
 
@@ -126,7 +128,8 @@ def test_rule_sets_with_tries_equal_reference(
     forced = {"TRIE_SEGMENTS": 0, "TRIE_DEPTH": 1, "INDEX_AFTER": 2, "SMALL_RULE_SET": 4}
     if big:
         forced |= {"BIG_SET": 0, "SPECIAL_CHUNK": 2}
-    with mock.patch.multiple(_pattern, **forced), mock.patch.object(LastAt, "budget", budget):
+    small = mock.patch.object(_wildcards, "RAW_WALKS", 1)
+    with mock.patch.multiple(_pattern, **forced), mock.patch.object(LastAt, "budget", budget), small:
         plain = RuleSet(rules)
         deferred = RuleSet.deferred(
             "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]

@@ -22,9 +22,10 @@ pattern below it, and a subtree that cannot reach the best match's length is ski
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from itertools import repeat
-from operator import add, ge, itemgetter, le, sub
+from itertools import compress, repeat
+from operator import add, and_, ge, itemgetter, le, sub
 
 from robotskit.core.glob import (
     TAIL_AFTER,
@@ -202,45 +203,78 @@ def _final_fits(final: str, anchored: bool, path: str, position: int, memo: Last
     return last_at(memo, path, final) >= position
 
 
-class _RawTails:
-    """The tail test of `glob._tail_fits` for every pattern not yet in the trie, in a few C-level
-    passes per check: the literal before the last must occur (its first occurrence is a lower bound
-    on where the walk leaves it), and the last literal must occur after that, or end the path for
-    a `$` pattern. Each distinct literal is searched once per check."""
+class _Tails:
+    """The tail test of `glob._tail_fits` for many rules at once, in a few C-level passes per check.
 
-    __slots__ = ("_befores", "_ends", "_finals", "_kinds", "_lengths", "_unique_befores", "_unique_finals")
+    For each rule: the literal before its last must occur at or after the position the rules are
+    walked from (its first occurrence there is a lower bound on where the walk leaves it), and the
+    last literal must occur after that, or, for a `$` rule, end the path with room for it. Each
+    distinct literal is searched once per check. Rules too short for the test always pass.
+    """
 
-    def __init__(self, patterns: Sequence[str]) -> None:
+    __slots__ = ("_always", "_anchored", "_free")
+
+    def __init__(self, rules: Sequence[tuple[str | None, str, bool]]) -> None:
+        """`rules`: (literal before the last or None when too short, last literal, `$`-anchored)."""
+        self._always = [index for index, (before, _, _) in enumerate(rules) if before is None]
+        self._free = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and not a])
+        self._anchored = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and a])
+
+    @classmethod
+    def of_patterns(cls, patterns: Sequence[str]) -> _Tails:
         anchored = list(map(str.endswith, patterns, repeat("$")))
         bodies = [pattern[:-1] if flag else pattern for pattern, flag in zip(patterns, anchored, strict=True)]
-        parts = list(map(str.rsplit, bodies, repeat("*"), repeat(2)))
-        # a pattern of fewer than two `*` always passes (kind 0); 1: unanchored; 2: `$`-anchored
-        self._kinds = [0 if len(part) < 3 else 1 + flag for part, flag in zip(parts, anchored, strict=True)]
-        self._befores = [part[-2] if len(part) == 3 else "" for part in parts]
-        self._finals = list(map(itemgetter(-1), parts))
-        self._lengths = list(map(len, self._befores))
-        self._ends = list(map(len, self._finals))
-        self._unique_befores = tuple(set(self._befores))
-        self._unique_finals = tuple(set(self._finals))
+        parts = map(str.rsplit, bodies, repeat("*"), repeat(2))
+        return cls([(p[-2] if len(p) == 3 else None, p[-1], a) for p, a in zip(parts, anchored, strict=True)])
 
-    def passing(self, start: int, path: str, memo: LastAt) -> list[int]:
-        """The positions (from `start`) whose pattern passes the tail test on `path`."""
-        firsts = {literal: path.find(literal) for literal in self._unique_befores}
-        for literal in self._unique_finals:
+    def passing(self, path: str, position: int, memo: LastAt, start: int = 0) -> list[int]:
+        """The indexes (from `start`) of the rules that pass the test, walked from `position`."""
+        always = self._always[bisect_left(self._always, start) :]
+        free, anchored = self._free, self._anchored
+        out = [*always]
+        if free.indexes:
+            after = free.after(path, position, memo, start)
+            lasts = map(memo.__getitem__, free.finals[after[0] :])
+            out += compress(free.indexes[after[0] :], map(ge, lasts, after[1]))
+        if anchored.indexes:
+            after = anchored.after(path, position, memo, start)
+            finals = anchored.finals[after[0] :]
+            room = map(le, after[1], map(sub, repeat(len(path)), anchored.lengths[after[0] :]))
+            out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
+        return out
+
+
+class _TailGroup:
+    """The unanchored or the anchored rules of a `_Tails`, as parallel lists."""
+
+    __slots__ = (
+        "before_lengths",
+        "befores",
+        "finals",
+        "indexes",
+        "lengths",
+        "unique_befores",
+        "unique_finals",
+    )
+
+    def __init__(self, rules: list[tuple[int, str, str]]) -> None:
+        self.indexes = [index for index, _, _ in rules]
+        self.befores = [before for _, before, _ in rules]
+        self.finals = [final for _, _, final in rules]
+        self.before_lengths = list(map(len, self.befores))
+        self.lengths = list(map(len, self.finals))
+        self.unique_befores = tuple(set(self.befores))
+        self.unique_finals = tuple(set(self.finals))
+
+    def after(self, path: str, position: int, memo: LastAt, start: int) -> tuple[int, list[int]]:
+        """Where the group's rules from `start` begin, and for each the lower bound after its literal
+        before the last (an absent literal gives a bound below its real one: the test still passes)."""
+        begin = bisect_left(self.indexes, start)
+        firsts = {literal: path.find(literal, position) for literal in self.unique_befores}
+        for literal in self.unique_finals:
             last_at(memo, path, literal)
-        after = list(map(add, map(firsts.__getitem__, self._befores[start:]), self._lengths[start:]))
-        # unanchored: the last occurrence of the final literal is at or after the lower bound
-        unanchored = map(ge, map(memo.__getitem__, self._finals[start:]), after)
-        # anchored: the path ends with the final literal, and it starts at or after the lower bound
-        room = map(le, after, map(sub, repeat(len(path)), self._ends[start:]))
-        ends = map(path.endswith, self._finals[start:])
-        kept = []
-        for index, (kind, free, fits, ending) in enumerate(
-            zip(self._kinds[start:], unanchored, room, ends, strict=True), start
-        ):
-            if kind == 0 or (free if kind == 1 else fits and ending):
-                kept.append(index)
-        return kept
+        found = map(firsts.__getitem__, self.befores[begin:])
+        return begin, list(map(add, found, self.before_lengths[begin:]))
 
 
 class WildcardTrie:
@@ -263,7 +297,7 @@ class WildcardTrie:
         self._patterns: tuple[tuple[str, int], ...] = tuple(patterns)
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
-        self._raw_tails: _RawTails | None = None
+        self._raw_tails: _Tails | None = None
         self._heads: tuple[_Node, ...] = ()
         self._head_index: dict[str, _Node] = {}
         self._lock = threading.Lock()
@@ -302,26 +336,32 @@ class WildcardTrie:
             if growing:
                 lock.release()
 
+    def _best_raw(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+        """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk."""
+        entered, patterns = self._entered, self._patterns
+        raw_tails = self._raw_tails
+        if raw_tails is None:
+            raw_tails = self._raw_tails = _Tails.of_patterns([pattern for pattern, _ in patterns])
+        passing = raw_tails.passing(path, 0, memo, entered)
+        if len(passing) > RAW_WALKS and growing:
+            # Walking them would cost a Python step per segment: splitting them into the trie
+            # costs less, and they then share their searches (this check pays it past its budget).
+            memo.budget -= ENTER_COST * self._enter(len(patterns))
+            return best
+        best_length = -1 if best is None else len(best.pattern)
+        for index in passing:
+            pattern, key = patterns[index]
+            if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
+                rule = self._rule_of(key)
+                if outranks(rule, best):
+                    best, best_length = rule, len(pattern)
+        return best
+
     def _best(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+        if self._entered < len(self._patterns):
+            best = self._best_raw(path, best, memo, growing)
         rule_of = self._rule_of
         best_length = -1 if best is None else len(best.pattern)
-        entered, patterns = self._entered, self._patterns
-        if entered < len(patterns):  # not split yet: the tail test in bulk, then the survivors' walk
-            raw_tails = self._raw_tails
-            if raw_tails is None:
-                raw_tails = self._raw_tails = _RawTails([pattern for pattern, _ in patterns])
-            passing = raw_tails.passing(entered, path, memo)
-            if len(passing) > RAW_WALKS and growing:
-                # Walking them would cost a Python step per segment: splitting them into the trie
-                # costs less, and they then share their searches (this check pays it past its budget).
-                memo.budget -= ENTER_COST * self._enter(len(patterns))
-                passing = []
-            for index in passing:
-                pattern, key = patterns[index]
-                if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
-                    rule = rule_of(key)
-                    if outranks(rule, best):
-                        best, best_length = rule, len(pattern)
         stack: list[tuple[_Node, int]] = []
         for head in self._heads:
             if head.longest < best_length:
