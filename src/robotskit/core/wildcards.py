@@ -34,7 +34,6 @@ from robotskit.core.glob import (
     last_at,
     outranks,
     pattern_matches,
-    split_pattern,
 )
 from robotskit.core.model import Rule
 
@@ -65,12 +64,16 @@ def trie_entry(pattern: str, key: int) -> Entry | None:
     Empty segments (`**`, a trailing `*`) are dropped: `find("")` always succeeds where it is asked,
     so they change nothing. A `$` after a final `*` anchors nothing (`/a*$` matches as `/a` does).
     """
-    segments, anchored = split_pattern(pattern)
-    if anchored and len(segments) == 1:
+    anchored = pattern.endswith("$")
+    parts = (pattern[:-1] if anchored else pattern).split("*")
+    if anchored and len(parts) == 1:
         return None
-    later = list(filter(None, segments[1:]))
-    tail = later.pop() if anchored and segments[-1] else None
-    return segments[0], tuple(later), tail, len(pattern), key
+    head = parts[0]
+    parts[0] = ""  # (dropped with the empty segments: one C-level pass)
+    later = tuple(filter(None, parts))
+    if anchored and parts[-1]:
+        return head, later[:-1], later[-1], len(pattern), key
+    return head, later, None, len(pattern), key
 
 
 class _Node:
@@ -345,8 +348,10 @@ class WildcardTrie:
         passing = raw_tails.passing(path, 0, memo, entered)
         if len(passing) > RAW_WALKS and growing:
             # Walking them would cost a Python step per segment: splitting them into the trie
-            # costs less, and they then share their searches (this check pays it past its budget).
-            memo.budget -= ENTER_COST * self._enter(len(patterns))
+            # costs less, and they then share their searches. This check pays for the split past
+            # its budget and keeps the budget to grow the trie's first levels, which is what
+            # spares it the walks.
+            self._enter(len(patterns))
             return best
         best_length = -1 if best is None else len(best.pattern)
         for index in passing:
