@@ -9,7 +9,10 @@ O(len(path)) string searches per pattern.
 A `RuleSet` indexes the rules of one agent view once, so a check does not scan every rule:
 plain prefixes sit in one dict per length (probed longest first), exact `$` patterns in one
 dict, and only wildcard patterns are tried one by one, longest first, stopping as soon as no
-remaining pattern could outrank the best match found.
+remaining pattern could outrank the best match found. Lists of deep wildcard rules (hostile
+near misses of dozens of `*`) go to a `wildcards.WildcardTrie` instead, where rules that share
+their first segments share the searches. One check shares one `glob.LastAt` memo across every
+rule it tries, so a literal many rules end on is searched once.
 """
 
 from __future__ import annotations

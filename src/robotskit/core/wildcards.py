@@ -11,9 +11,9 @@ on its own from its node, after the cheap tail test of `glob._tail_fits`.
 The trie grows lazily so that no check pays for all of it: the rules not yet sorted into children
 wait as `pending` (at the root: not even split yet), each check sorts at most `LastAt.budget` of them,
 and the rules still pending are matched by the greedy walk from where they wait. One thread grows a
-trie at a time (a lock taken without waiting: the others read); growth publishes a node's new
-children, solos and ends before it shrinks the node's `pending`, so a thread reading mid-growth sees
-every rule at least once (twice is harmless: the best match is the same).
+trie at a time (a lock taken without waiting: the others only read); growth replaces a node's whole
+state at once, and hands rules to a child before the parent's state lets them go, so a thread
+reading mid-growth sees every rule at least once (twice is harmless: the best match is the same).
 
 Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
 pattern below it, and a subtree that cannot reach the best match's length is skipped.
