@@ -106,25 +106,39 @@ TAIL_AFTER = 4
 def _tail_fits(
     segments: tuple[str, ...], anchored: bool, path: str, position: int, memo: LastAt | None
 ) -> bool:
-    """A necessary condition for `glob_match`: the last two segments match greedily from `position`.
-
-    The greedy walk reaches the second-to-last segment at `position` or later, and a search that
-    starts later never ends earlier, so if the last segment cannot follow the one before it from
-    `position`, it cannot follow from where the walk really is. Near misses (every literal occurs,
-    the order or the end fails) are mostly rejected here for two searches instead of one per segment.
-    """
     last = len(segments) - 1
-    before = segments[last - 1]
-    found = path.find(before, position) if memo is None else find_after(memo, path, before, position)
-    if found < 0:
-        return False
-    position = found + len(before)
-    tail = segments[last]
+    return tail_fits(segments[last - 1], segments[last], anchored, path, position, memo)
+
+
+# A tail test whose literal must end within this many characters searches just that stretch.
+BOUNDED_SEARCH = 256
+
+
+def tail_fits(before: str, final: str, anchored: bool, path: str, position: int, memo: LastAt | None) -> bool:
+    """A necessary condition for a greedy walk that is at `position` or beyond: `before` (the
+    literal before the last) occurs from `position` on, and the final literal after it (at the end
+    of the path if `anchored`).
+
+    A search that starts later never ends earlier, so if the tail cannot follow from `position`
+    it cannot follow from where the walk really is. Near misses (every literal occurs, the order or
+    the end fails) are mostly rejected here, for two searches instead of one per segment. The final
+    literal is looked for first, from the end: `before` then only has to end by where it starts,
+    a short search when that is near (the memo answers the long ones a check repeats).
+    """
     if anchored:
-        return len(path) - len(tail) >= position and path.endswith(tail)
-    if memo is None:
-        return path.find(tail, position) >= 0
-    return last_at(memo, path, tail) >= position
+        if not path.endswith(final):
+            return False
+        limit = len(path) - len(final)
+    elif memo is None:
+        limit = path.rfind(final)
+    else:
+        limit = last_at(memo, path, final)
+    if limit < position:
+        return False
+    if memo is None or limit - position <= BOUNDED_SEARCH:
+        return path.find(before, position, limit) >= 0
+    found = find_after(memo, path, before, position)
+    return found >= 0 and found + len(before) <= limit
 
 
 def pattern_matches(pattern: str, path: str, memo: LastAt | None = None) -> bool:

@@ -6,7 +6,7 @@ path, then each segment at its leftmost occurrence after the previous one. The p
 searches. A `WildcardTrie` keeps deep wildcard rules (a bucket of the index, or the wildcard rules
 of a big set) in a trie of segments: one `str.find` per node, and a node whose segment is not found
 prunes every rule below it. A rule that shares no further segment with another (a "solo") is walked
-on its own from its node, after the cheap tail test of `glob._tail_fits`.
+on its own from its node, after the cheap tail test of `glob.tail_fits`.
 
 The trie grows lazily so that no check pays for all of it: the rules not yet sorted into children
 wait as `pending` (at the root: not even split yet), each check sorts at most `LastAt.budget` of them,
@@ -30,10 +30,10 @@ from operator import add, and_, ge, itemgetter, le, sub
 from robotskit.core.glob import (
     TAIL_AFTER,
     LastAt,
-    find_after,
     last_at,
     outranks,
     pattern_matches,
+    tail_fits,
 )
 from robotskit.core.model import Rule
 
@@ -185,12 +185,11 @@ def _walk(entry: Entry, depth: int, path: str, position: int, memo: LastAt) -> b
         final = later[count]
     else:
         final = tail
-    if count - depth >= TAIL_AFTER - 1:
-        # A cheap necessary condition first (see `glob._tail_fits`): the last two segments fit from here.
-        before = later[count - 1]
-        found = find_after(memo, path, before, position)
-        if found < 0 or not _final_fits(final, tail is not None, path, found + len(before), memo):
-            return False
+    # A cheap necessary condition first: the last two segments fit from here.
+    if count - depth >= TAIL_AFTER - 1 and not tail_fits(
+        later[count - 1], final, tail is not None, path, position, memo
+    ):
+        return False
     for index in range(depth, count):
         segment = later[index]
         found = path.find(segment, position)
@@ -207,7 +206,7 @@ def _final_fits(final: str, anchored: bool, path: str, position: int, memo: Last
 
 
 class _Tails:
-    """The tail test of `glob._tail_fits` for many rules at once, in a few C-level passes per check.
+    """The tail test of `glob.tail_fits` for many rules at once, in a few C-level passes per check.
 
     For each rule: the literal before its last must occur at or after the position the rules are
     walked from (its first occurrence there is a lower bound on where the walk leaves it), and the
