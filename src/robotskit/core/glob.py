@@ -27,11 +27,11 @@ class LastAt(dict[str, int]):
 
     `after`: for the literals of the tail test, the last search made (see `find_after`).
     `budget`: how many rules the check may still sort into wildcard tries (`wildcards`), shared
-    by every trie it consults (about 0.2 µs each: a few tenths of a millisecond per check).
+    by every trie it consults (about 0.2 µs each: at most a few tenths of a millisecond per check).
     """
 
     after: dict[str, tuple[int, int]] | None = None  # made on first use: most checks never need it
-    budget: int = 1500
+    budget: int = 600
 
 
 def last_at(memo: LastAt, path: str, literal: str) -> int:

@@ -131,15 +131,16 @@ class _Node:
         taken, left = pending[: max(limit, 1)], pending[max(limit, 1) :]
         index = self.index
         spent = len(taken)
-        if not left and not index and not ends_before and not tails_before and len(taken) > 1:
-            # First growth, every rule taken: the segments they all share next join the chain.
-            # (the common prefix of all is that of the least and the greatest: two C-level passes)
-            laters = list(map(itemgetter(1), taken))
+        if not index and not ends_before and not tails_before and len(pending) > 1:
+            # First growth: the segments all the node's rules share next join the chain (the rules
+            # left pending share it too). The common prefix of all is that of the least and the
+            # greatest: two C-level passes.
+            laters = list(map(itemgetter(1), pending))
             low, high = min(laters), max(laters)
             shared = depth
             while shared < len(low) and shared < len(high) and low[shared] == high[shared]:
                 shared += 1
-            spent += len(taken) * (shared - depth) // 16
+            spent += len(pending) * (shared - depth) // 16
             chain = (*chain, *low[depth:shared])
             depth = shared
         more: dict[_Node, list[Entry]] = {}
@@ -235,9 +236,14 @@ class _Tails:
         free, anchored = self._free, self._anchored
         out = [*always]
         if free.indexes:
-            after = free.after(path, position, memo, start)
-            lasts = map(memo.__getitem__, free.finals[after[0] :])
-            out += compress(free.indexes[after[0] :], map(ge, lasts, after[1]))
+            # The final literal first: the one before it must end by the final's last occurrence,
+            # a search bounded there (an absent final bounds it to nothing).
+            begin = bisect_left(free.indexes, start)
+            for literal in free.unique_finals:
+                last_at(memo, path, literal)
+            limits = map(max, map(memo.__getitem__, free.finals[begin:]), repeat(0))
+            found = map(path.find, free.befores[begin:], repeat(position), limits)
+            out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
         if anchored.indexes:
             after = anchored.after(path, position, memo, start)
             finals = anchored.finals[after[0] :]
@@ -273,8 +279,6 @@ class _TailGroup:
         before the last (an absent literal gives a bound below its real one: the test still passes)."""
         begin = bisect_left(self.indexes, start)
         firsts = {literal: path.find(literal, position) for literal in self.unique_befores}
-        for literal in self.unique_finals:
-            last_at(memo, path, literal)
         found = map(firsts.__getitem__, self.befores[begin:])
         return begin, list(map(add, found, self.before_lengths[begin:]))
 
