@@ -134,9 +134,13 @@ class Pattern:
             # Plain prefixes both match a path only if one prefixes the other; in particular,
             # of equal length (the ties asked about), only if they are the same text.
             return a.startswith(b) or b.startswith(a)
-        return any(
-            match_end(a, s) is not None and match_end(b, s) is not None for s in (self.sample, other.sample)
-        )
+        return any(self.matches(s) and other.matches(s) for s in (self.sample, other.sample))
+
+    def matches(self, path: str) -> bool:
+        """Does the pattern match `path` (at its start)? A plain one is a prefix test."""
+        if self.wild:
+            return match_end(self.rule.pattern, path) is not None
+        return path.startswith(self.rule.pattern)
 
 
 class CoverIndex:

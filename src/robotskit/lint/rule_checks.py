@@ -8,7 +8,7 @@ wins ties) is the yardstick.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 
 from robotskit.core.model import Diagnostic, Group, Rule, RuleKind
@@ -60,9 +60,14 @@ def _findings(rules: Sequence[Rule]) -> tuple[Finding, ...]:
         original = first.setdefault((rule.kind, rule.pattern), at)
         if original != at:
             found.append(("RK301", at, original))
+    text = "".join(map(_PATTERN, rules))
+    if "*" not in text and "$" not in text:
+        return (*found, *_plain_ties(first))
     patterns = [Pattern(rules[at]) for at in first.values()]
     position = {id(pat.rule): at for pat, at in zip(patterns, first.values(), strict=True)}
-    index = CoverIndex(patterns)
+    # Only a wildcard or `$` pattern can be longer than a rule and match all it matches (the
+    # longer one must reach past the rule's text with a `*`), so only those are indexed.
+    index = CoverIndex(pat for pat in patterns if pat.wild)
     allows_by_size: dict[int, list[Pattern]] = {}
     for pat in patterns:
         if pat.rule.kind is RuleKind.ALLOW:
@@ -78,6 +83,17 @@ def _findings(rules: Sequence[Rule]) -> tuple[Finding, ...]:
             if tie is not None:
                 found.append(("RK304", at, position[id(tie.rule)]))
     return tuple(found)
+
+
+def _plain_ties(first: dict[tuple[RuleKind, str], int]) -> Iterator[Finding]:
+    """`_findings` past the duplicates for a pool without `*` or `$`: no rule covers a longer
+    one, and a disallow ties only with an allow of the very same text (RFC 9309 2.2.2)."""
+    allows = {pattern: at for (kind, pattern), at in first.items() if kind is RuleKind.ALLOW}
+    if not allows:
+        return
+    for (kind, pattern), at in first.items():
+        if kind is RuleKind.DISALLOW and pattern in allows:
+            yield ("RK304", at, allows[pattern])
 
 
 def _pool_findings(rules: Sequence[Rule], known: dict[Shape, tuple[Finding, ...]]) -> tuple[Finding, ...]:
