@@ -21,17 +21,6 @@ __all__ = ["CHECKS"]
 _KIND, _PATTERN = itemgetter(1), itemgetter(2)  # Rule fields, read without attribute lookups
 
 
-def _unique(rules: Iterable[Rule]) -> tuple[list[Pattern], list[tuple[Rule, Rule]]]:
-    """Distinct (kind, pattern) rules in file order, and the (copy, original) pairs of duplicates."""
-    first: dict[tuple[RuleKind, str], Rule] = {}
-    copies = []
-    for rule in rules:
-        original = first.setdefault((rule.kind, rule.pattern), rule)
-        if original is not rule:
-            copies.append((rule, original))
-    return [_pattern(r) for r in first.values()], copies
-
-
 _pattern = Pattern  # (cheap: a pattern's facts are remembered by its text, see `pattern_facts`)
 
 
@@ -183,35 +172,47 @@ def _agentlines_of(groups: Iterable[Group]) -> dict[str, int]:
     return lines
 
 
+def _first_disallows(rules: Iterable[Rule]) -> dict[str, Rule]:
+    """The first disallow rule of each pattern, in file order."""
+    firsts: dict[str, Rule] = {}
+    disallow = RuleKind.DISALLOW
+    for rule in rules:
+        if rule.kind is disallow:
+            firsts.setdefault(rule.pattern, rule)
+    return firsts
+
+
 def _dropped_global_rules(ctx: Context) -> Iterable[Diagnostic]:
     if get_profile(ctx.profile).judge_every_token:
         return  # every token is judged with `*` as well (the Gemini companion): nothing is dropped
     pools = ctx.pools()
-    star = _unique(r for r in pools.get("*", []) if r.kind is RuleKind.DISALLOW)[0]
-    if not star:
+    if len(pools) < 2 or "*" not in pools:
+        return  # nothing is dropped without a `*` group and a named one
+    star_rules = _first_disallows(pools["*"])
+    if not star_rules:
         return  # no `*` disallow rule: a named group drops nothing
-    first_lines = _agentlines_of(ctx.robots.groups)
-    star_ids = {id(p.rule): i for i, p in enumerate(star)}
+    star_ids = {id(rule): i for i, rule in enumerate(star_rules.values())}
+    star: list[Pattern] = []  # built on the first pool that needs it
+    first_lines: dict[str, int] | None = None
     # Files with hundreds of bot groups repeat the same few rule lists: what is lost depends only
     # on the patterns (and on which rules are the `*` group's own, as coverers skips a rule itself),
     # so the key is read from the rules and patterns are built only for a new key.
     known: dict[tuple[tuple[str, ...], tuple[int, ...]], list[Rule]] = {}
-    disallow = RuleKind.DISALLOW
     for token, rules in pools.items():
         if token == "*":
             continue
-        firsts: dict[str, Rule] = {}  # the first disallow rule of each pattern, in file order
-        for rule in rules:
-            if rule.kind is disallow:
-                firsts.setdefault(rule.pattern, rule)
+        firsts = _first_disallows(rules)
         key = (tuple(firsts), tuple(star_ids[id(r)] for r in firsts.values() if id(r) in star_ids))
         lost = known.get(key)
         if lost is None:
+            star = star or [_pattern(rule) for rule in star_rules.values()]
             disallows = [_pattern(r) for r in firsts.values()]
             own = CoverIndex(disallows)
             lost = known[key] = [p.rule for p in star if not disallows or next(own.coverers(p), None) is None]
         if not lost:
             continue
+        if first_lines is None:
+            first_lines = _agentlines_of(ctx.robots.groups)
         line = first_lines.get(token, 0)
         shown = ", ".join(f"'{rule_text(r)}' (line {r.line})" for r in lost[:5])
         more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""
