@@ -12,8 +12,8 @@
   token: same machine or a shared file system) writes its unit's part file itself and returns
   only the row count; one that does not (a remote cluster needs only to read the inputs)
   returns the Arrow table for the driver to write. The driver records and merges.
-Workers that can open `<out>.parts/facts.sqlite` share what they judged per body through it
-(robotskit.batch.shared); it is deleted at the end, with the probe.
+Workers that can open `<out>.parts/facts-RUN.sqlite` share what they judged per body through
+it (robotskit.batch.shared); it is deleted at the end, with the probe.
 """
 
 from __future__ import annotations
@@ -295,7 +295,8 @@ def _execute(
         # parts: the driver then neither receives the tables nor encodes them.
         probe = parts / PROBE.format(token=token)
         probe.write_text(token, encoding="ascii")
-        how = _How(config, fetch, str(parts / STORE.format(token=token)), str(parts), (str(probe), token))
+        store = str(parts / STORE.format(token=token))
+        how = _How(config, fetch, store, str(parts), (str(probe), token), token[:12])
         slots = window or 2 * max(1, sum(client.nthreads().values()))
         pending = iter(todo)
         running: dict[Any, tuple[str, InputUnit]] = {}
@@ -360,6 +361,7 @@ class _How:
     store: str
     parts: str
     probe: tuple[str, str]
+    run: str  # a short id of the run, for task keys
 
 
 def _submit(
@@ -370,7 +372,9 @@ def _submit(
     unit: InputUnit,
     how: _How,
 ) -> None:
-    # key=uid: Dask never confuses two units, and resubmitting a unit reuses its result.
+    # key=uid and run: Dask never confuses two units, resubmitting a unit reuses its result, and
+    # a result an earlier run left on a long-lived cluster (a row count: its part may be gone)
+    # is never taken for this run's.
     part = str(Path(how.parts) / f"part-{uid}.parquet")
     future = client.submit(
         unit_part,
@@ -380,7 +384,7 @@ def _submit(
         how.store,
         part,
         how.probe,
-        key=f"robotskit-batch-{uid}",
+        key=f"robotskit-batch-{uid}-{how.run}",
         pure=False,
     )
     running[future] = (uid, unit)
