@@ -134,6 +134,9 @@ class Pattern:
             # Plain prefixes both match a path only if one prefixes the other; in particular,
             # of equal length (the ties asked about), only if they are the same text.
             return a.startswith(b) or b.startswith(a)
+        x, y = self.literal, other.literal
+        if not (x.startswith(y) or y.startswith(x)):
+            return False  # every path either matches starts with its literal: none starts with both
         return any(self.matches(s) and other.matches(s) for s in (self.sample, other.sample))
 
     def matches(self, path: str) -> bool:
