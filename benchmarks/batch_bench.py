@@ -109,6 +109,19 @@ def batch_sync(warcs: list[Path], out: Path, config: BatchConfig) -> tuple[Times
     return _since(start), summary.rows
 
 
+def _peak_kb() -> int:
+    """This process's peak RSS in KiB: VmHWM, which exec resets (a spawned worker starts as a
+    fork of this process, and `ru_maxrss` keeps the fork's figure across the exec), else ru_maxrss."""
+    try:
+        with Path("/proc/self/status").open(encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def _rusage_cpu() -> float:
     """User + system CPU seconds of the calling process (run in the driver and in each worker)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -150,7 +163,7 @@ def batch_local(warcs: list[Path], out: Path, config: BatchConfig, workers: int)
         elapsed = time.perf_counter() - start
         driver = _rusage_cpu() - driver
         after = client.run(_rusage_cpu)
-        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        peaks = client.run(_peak_kb)
     return LocalRun(
         elapsed,
         summary.rows,
