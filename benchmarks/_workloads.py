@@ -129,6 +129,204 @@ def near_miss_rules(n: int = 1000) -> bytes:
     return ("User-agent: *\n" + "".join(f"Disallow: {rule}\n" for rule in rules)).encode()
 
 
+# --- near-miss families (issue 15): every literal of a rule occurs in the path, the rule still fails -------
+#
+# Each family is a file of wildcard rules and a 5,000-character path of its own shape. Each rule is a
+# near miss: every literal it holds occurs in the path, so no filter on characters or single literals can
+# reject it, and the greedy match runs through almost all of its segments before it fails. The families
+# differ in what a faster evaluation could exploit: shared segment prefixes or none, single or
+# multi-character literals, failing on order or on the final `$`, verdicts that do match among them, few
+# rules with many stars, a 500 KiB file, and literals whose search must scan the whole path to fail.
+# Query strings appended by the benchmarks (`?x=<i>`) use none of the families' literal characters.
+
+_LETTERS = "abcdefghijklmnop"
+
+
+def _near_miss_file(rules: list[str], allow_every: int = 0) -> bytes:
+    lines = [
+        f"{'Allow' if allow_every and i % allow_every == 0 else 'Disallow'}: {rule}\n"
+        for i, rule in enumerate(rules)
+    ]
+    return ("User-agent: *\n" + "".join(lines)).encode()
+
+
+def _glob(segments: list[str], anchored: bool, path: str) -> bool:
+    """The greedy reference (SPEC 3), kept here so the generator does not import robotskit."""
+    if not path.startswith(segments[0]):
+        return False
+    position = len(segments[0])
+    for segment in segments[1:-1]:
+        found = path.find(segment, position)
+        if found < 0:
+            return False
+        position = found + len(segment)
+    last = segments[-1]
+    if len(segments) == 1:
+        return len(path) == position if anchored else True
+    if anchored:
+        return path.endswith(last) and len(path) - len(last) >= position
+    return path.find(last, position) >= 0
+
+
+def _chain(
+    rng: random.Random, path: str, count: int, start: int, width: tuple[int, int], gap: int = 60
+) -> list[str]:
+    """``count`` literals of the path taken at increasing offsets from ``start``: a valid embedding, so
+    the greedy match of them all succeeds."""
+    out = []
+    position = start
+    for _ in range(count):
+        size = rng.randint(*width)
+        out.append(path[position : position + size])
+        position += size + rng.randint(0, gap)
+    return out
+
+
+def _distinct_near_misses(
+    rng: random.Random, path: str, n: int, stars: tuple[int, int], anchored: bool = False, gap: int = 60
+) -> list[str]:
+    """``n`` distinct rules of random path literals in order, failing only on their last segment.
+
+    Anchored rules need a path whose last 8 characters occur nowhere else."""
+    rules: list[str] = []
+    seen: set[str] = set()
+    unique_heads = [i for i in range(1, 40) if path.count(path[i : i + 6]) == 1]
+    while len(rules) < n:
+        middle = _chain(rng, path, rng.randint(*stars) - 1, 60, (2, 3), gap)
+        if anchored:  # the chain ends on a literal of the path's tail, past where the `$` literal starts
+            middle.append(path[-6:-4])
+            last = path[-8:]
+        else:  # a literal that occurs once, before the chain ends
+            head = rng.choice(unique_heads)
+            last = path[head : head + 6]
+        segments = ["/", *middle, last]
+        rule = "*".join(segments) + ("$" if anchored else "")
+        if rule in seen or _glob(segments, anchored, path) or not _glob([*segments[:-1], ""], False, path):
+            continue
+        seen.add(rule)
+        rules.append(rule)
+    return rules
+
+
+def near_miss_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
+    """The near-miss families, each a file and its path (see the comment above)."""
+    rng = random.Random(SEED)
+    families: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+
+    # Shared prefixes, multi-character literals: 8 base chains of a periodic path, cut at 11-63 literals,
+    # each ending on one of 7 literals that occur only at the path's start.
+    periodic = "/zq" + ("abcdefghij" * 500)[:4997]
+    bases = [_chain(rng, periodic, 64, 3, (2, 4)) for _ in range(8)]
+    finals = ("zqa", "zqab", "zq", "qa", "qab", "qabc", "zqabc")
+    shared = sorted({"/*" + "*".join([*b[:k], f]) for b in bases for k in range(11, 64) for f in finals})
+    families["near miss: shared prefixes, 2-4 char literals"] = (
+        _near_miss_file(rng.sample(shared, 1000)),
+        (HOST + periodic,),
+    )
+
+    # All-distinct: random literals of a random path, nothing shared between rules.
+    noise = "/" + "".join(rng.choice(_LETTERS) for _ in range(4999))
+    families["near miss: distinct literals, 12-64 stars"] = (
+        _near_miss_file(_distinct_near_misses(rng, noise, 1000, (12, 64))),
+        (HOST + noise,),
+    )
+
+    # Out of order: words of the path picked in order, the last two swapped.
+    words = [f"{rng.choice(_LETTERS)}{rng.choice(_LETTERS)}{rng.choice(_LETTERS)}{i:x}" for i in range(900)]
+    worded = ("/" + "/".join(words))[:5000]
+    present = [w for w in words if worded.count(w) == 1 and ("/" + w + "/") in worded + "/"]
+    swapped = set()
+    while len(swapped) < 1000:
+        picked = sorted(rng.sample(range(len(present)), rng.randint(12, 64)))
+        chosen = [present[i] for i in picked]
+        chosen[-1], chosen[-2] = chosen[-2], chosen[-1]
+        swapped.add("/*" + "*".join(chosen))
+    families["near miss: literals out of order"] = (_near_miss_file(sorted(swapped)), (HOST + worded,))
+
+    # `$`-anchored: the chain ends inside the tail the anchored literal needs.
+    tailed = noise[:-8] + "zyxwvuts"
+    families["near miss: $-anchored, 12-64 stars"] = (
+        _near_miss_file(_distinct_near_misses(rng, tailed, 1000, (12, 64), anchored=True)),
+        (HOST + tailed,),
+    )
+
+    # Verdicts that match: allow and disallow mixed, one rule in 20 a shorter rule that matches.
+    mixed = _distinct_near_misses(rng, noise, 950, (12, 64))
+    matching = ["/*" + "*".join(_chain(rng, noise, rng.randint(3, 10), 1, (2, 3))) for _ in range(50)]
+    mixed_rules = [rule for pair in zip(mixed[::19], matching, strict=False) for rule in pair]
+    mixed_rules += [rule for i, rule in enumerate(mixed) if i % 19]
+    families["near miss: allow/disallow, some match"] = (
+        _near_miss_file(mixed_rules, allow_every=3),
+        (HOST + noise,),
+    )
+
+    # Few rules, many stars: 100 rules of 150-250 literals (a rule set small enough for the per-rule index).
+    families["near miss: 100 rules of 150-250 stars"] = (
+        _near_miss_file(_distinct_near_misses(rng, noise, 100, (150, 250), gap=12)),
+        (HOST + noise,),
+    )
+
+    # Literals whose search scans the whole path to fail: a long run of `a`, each rule ending in a literal
+    # that occurs only in the path's head.
+    run = "/abacadaeafagahaiaj" + "a" * 4981
+    scans = [
+        "/" + "*a" * k + "*" + "a" * r + c for k in range(10, 50) for r in (1, 2, 3) for c in "bcdefghij"
+    ]
+    families["near miss: long scans over a run"] = (_near_miss_file(scans[:1000]), (HOST + run,))
+
+    # Past the tail test, shared: the last two literals fit anywhere, the run of `*a` does not fit
+    # before the `b` (rules of 101-164 `*a`, a run of 100), so each rule fails a hundred steps in.
+    before_b = "/" + "a" * 100 + "b" + "c" * 4898
+    late = ["/" + "*a" * k + "*b" + "c" * r for k in range(101, 165) for r in range(16)]
+    families["near miss: past the tail test, shared run"] = (_near_miss_file(late[:1000]), (HOST + before_b,))
+
+    # Past the tail test, nothing shared: random chains whose final literal occurs after the last
+    # literal's first occurrence but before the chain ends.
+    families["near miss: past the tail test, distinct"] = (
+        _near_miss_file(_late_final_near_misses(rng, noise, 1000, (12, 64))),
+        (HOST + noise,),
+    )
+    return families
+
+
+def _late_final_near_misses(rng: random.Random, path: str, n: int, stars: tuple[int, int]) -> list[str]:
+    """Distinct near misses that a test of their last two literals alone does not reject."""
+    rules: list[str] = []
+    seen: set[str] = set()
+    while len(rules) < n:
+        middle = _chain(rng, path, rng.randint(*stars) - 1, 1, (2, 3), 40)
+        position = 1
+        for segment in middle:
+            position = path.find(segment, position) + len(segment)
+        low = path.find(middle[-1]) + len(middle[-1])
+        if position - 5 <= low:
+            continue
+        start = rng.randrange(low, position - 5)
+        final = path[start : start + 5]  # occurs after `low`; a near miss if not after the chain too
+        segments = ["/", *middle, final]
+        rule = "*".join(segments)
+        if rule in seen or _glob(segments, False, path) or not _glob(["/", *middle, ""], False, path):
+            continue
+        seen.add(rule)
+        rules.append(rule)
+    return rules
+
+
+def near_miss_500k(limit: int = LIMIT - 1000) -> tuple[bytes, tuple[str, ...]]:
+    """About 500 KiB of distinct near-miss rules (12-64 stars) against a 5,000-character random path."""
+    rng = random.Random(SEED + 1)
+    noise = "/" + "".join(rng.choice(_LETTERS) for _ in range(4999))
+    body = b"User-agent: *\n"
+    rules: list[str] = []
+    size = len(body)
+    for rule in _distinct_near_misses(rng, noise, limit // 60, (12, 64)):
+        size += len(rule) + 11
+        if size > limit:
+            break
+        rules.append(rule)
+    return _near_miss_file(rules), (HOST + noise,)
+
+
 def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
     """The adversarial files of issues 7 and 15, each checked against a 5,000-character path."""
     url = (HOST + HOSTILE_PATH,)
@@ -139,6 +337,8 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         "1,000 rules, every <i> in path": (many, (HOST + EVERY_I_PATH,)),
         "one rule with 50 stars": (("User-agent: *\nDisallow: /" + "*a" * 50 + "b\n").encode(), url),
         "1,000 near-miss rules, 12-64 stars": (near_miss_rules(), (HOST + NEAR_MISS_PATH,)),
+        **near_miss_families(),
+        "near miss: 500 KiB of distinct rules": near_miss_500k(),
     }
 
 

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import robotskit
@@ -108,12 +109,43 @@ def batch_sync(warcs: list[Path], out: Path, config: BatchConfig) -> tuple[Times
     return _since(start), summary.rows
 
 
-def batch_local(
-    warcs: list[Path], out: Path, config: BatchConfig, workers: int
-) -> tuple[float, int, list[int]]:
+def _peak_kb() -> int:
+    """This process's peak RSS in KiB: VmHWM, which exec resets (a spawned worker starts as a
+    fork of this process, and `ru_maxrss` keeps the fork's figure across the exec), else ru_maxrss."""
+    try:
+        with Path("/proc/self/status").open(encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _rusage_cpu() -> float:
+    """User + system CPU seconds of the calling process (run in the driver and in each worker)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+@dataclass
+class LocalRun:
+    """One LocalCluster run: rate, memory, and where the CPU went (driver vs workers)."""
+
+    wall: float
+    rows: int
+    peaks: list[int]  # MB, per worker
+    driver_cpu: float  # this process: run_batch, the Dask client and the scheduler
+    worker_cpu: list[float]  # per worker process
+    tasks: int
+    result_bytes: int  # Arrow bytes of the unit tables the workers sent back (0: they wrote parts)
+
+
+def batch_local(warcs: list[Path], out: Path, config: BatchConfig, workers: int) -> LocalRun:
     import distributed  # noqa: PLC0415
 
-    shutil.rmtree(out.with_name(out.name + ".parts"), ignore_errors=True)
+    parts = out.with_name(out.name + ".parts")
+    shutil.rmtree(parts, ignore_errors=True)
     with (
         distributed.LocalCluster(
             n_workers=workers,
@@ -125,11 +157,46 @@ def batch_local(
         distributed.Client(cluster) as client,
     ):
         client.run(lambda: __import__("robotskit.batch.runner"))  # warm imports, not timed
+        before, driver = client.run(_rusage_cpu), _rusage_cpu()
         start = time.perf_counter()
         summary = run_batch(warcs, out, config, scheduler=client, progress=False)
         elapsed = time.perf_counter() - start
-        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    return elapsed, summary.rows, sorted(int(kb) // 1024 for kb in peaks.values())
+        driver = _rusage_cpu() - driver
+        after = client.run(_rusage_cpu)
+        peaks = client.run(_peak_kb)
+    return LocalRun(
+        elapsed,
+        summary.rows,
+        sorted(int(kb) // 1024 for kb in peaks.values()),
+        driver,
+        sorted(after[w] - before[w] for w in after),
+        summary.units,
+        summary.result_bytes,
+    )
+
+
+def _print_local(run: LocalRun, workers: int, sync_wall: float | None, sync_cpu: float | None) -> None:
+    rate = run.rows / run.wall
+    versus = f" = {rate / (run.rows / sync_wall):.2f}x sync wall" if sync_wall else ""
+    print(
+        f"{f'robotskit batch local, {workers} workers':<36} {rate:9.0f} captures/s wall{versus}; "
+        f"worker peak RSS {run.peaks} MB"
+    )
+    total = run.driver_cpu + sum(run.worker_cpu)
+    shown = ", ".join(f"{c:.2f}" for c in run.worker_cpu)
+    print(
+        f"  CPU s: driver {run.driver_cpu:.2f}, workers [{shown}], total {total:.2f}"
+        + (f" = {total / sync_cpu:.2f}x the sync run's {sync_cpu:.2f}" if sync_cpu else "")
+    )
+    if sync_cpu:
+        # What the wall-clock ratio would be on `workers` otherwise idle cores, from CPU alone:
+        # the busiest process bounds it (the driver shares a core with a worker).
+        busiest = max(*run.worker_cpu, total / workers)
+        print(
+            f"  {run.tasks} tasks, {run.result_bytes / 1e6:.1f} MB of results sent to the driver, "
+            f"{run.driver_cpu / run.tasks * 1000:.0f} ms driver CPU per task; "
+            f"CPU-bound speed-up on {workers} idle cores: {sync_cpu / busiest:.2f}x sync"
+        )
 
 
 def _median(values: list[float]) -> float:
@@ -159,10 +226,8 @@ def main() -> int:
         tokens = [a.token for a in config.agents if a.token is not None]
         agents = [robotskit.Agent(a.token, purposes=a.purposes, aliases=a.aliases) for a in config.agents]
         if args.local_only:
-            elapsed, rows, peaks = batch_local(warcs, tmp / "local.parquet", config, args.workers)
-            print(
-                f"robotskit batch local, {args.workers} workers: {rows} captures, {rows / elapsed:.0f} "
-                f"captures/s; worker peak RSS {peaks} MB"
+            _print_local(
+                batch_local(warcs, tmp / "local.parquet", config, args.workers), args.workers, None, None
             )
             return 0
         data = bodies(warcs)
@@ -209,12 +274,9 @@ def main() -> int:
             )
         print(f"{'peak RSS of this process':<36} {peak:9d} MB")
         if args.local:
-            elapsed, rows, peaks = batch_local(warcs, tmp / "local.parquet", config, args.workers)
-            rate = rows / elapsed
-            print(
-                f"{f'robotskit batch local, {args.workers} workers':<36} {rate:9.0f} captures/s wall "
-                f"= {rate / batch[0]:.2f}x sync wall; worker peak RSS {peaks} MB"
-            )
+            run = batch_local(warcs, tmp / "local.parquet", config, args.workers)
+            sync_cpu = _median([rows / r[1] for r in runs["batch"]])
+            _print_local(run, args.workers, rows / batch[0], sync_cpu)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -10,8 +10,9 @@ import pytest
 
 import robotskit
 from robotskit.batch import BatchConfig, load_agents
+from robotskit.batch.inputs import discover
 from robotskit.batch.output import SCHEMA, sample_paths
-from robotskit.batch.runner import run_batch
+from robotskit.batch.runner import process_unit, run_batch, unit_part
 from tests.batch.conftest import PATHS, Capture, build_warc, corpus_files, corrupt_copy
 
 
@@ -183,3 +184,53 @@ def test_rerun_skips_done_inputs_and_adds_new_ones(
     assert more.rows == len(warc_set[1])
     changed = BatchConfig(agents=config.agents[:2], paths=config.paths)
     assert run_batch(warc_set[0][:1], out, changed, scheduler="sync").units == 1  # new config: redone
+
+
+def test_a_worker_that_sees_the_parts_folder_writes_its_part(
+    tmp_path: Path, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> None:
+    """A worker reading the run's probe token writes the unit's part and returns only its row
+    count; one that reads another token (its own disk, not the driver's) returns the table."""
+    unit = discover(warc_set[0][:1]).units[0]
+    expected = process_unit(unit, config)
+    probe = tmp_path / "probe-run"
+    probe.write_text("token-of-this-run", encoding="ascii")
+    part = tmp_path / "part-a.parquet"
+    written = unit_part(unit, config, None, None, str(part), (str(probe), "token-of-this-run"))
+    assert written == expected.num_rows
+    assert pq.read_table(part).to_pylist() == expected.to_pylist()
+    elsewhere = tmp_path / "part-b.parquet"
+    returned = unit_part(unit, config, None, None, str(elsewhere), (str(probe), "token-of-another-run"))
+    assert not isinstance(returned, int) and returned.to_pylist() == expected.to_pylist()
+    assert not elsewhere.exists()
+    missing = unit_part(unit, config, None, None, str(elsewhere), (str(tmp_path / "no-probe"), "t"))
+    assert not isinstance(missing, int) and not elsewhere.exists()
+
+
+@pytest.mark.slow
+def test_runs_on_one_cluster_never_share_facts(
+    tmp_path: Path, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> None:
+    """Two runs with different sample paths into the same output, on one long-lived cluster:
+    the second run's rows equal a sync run's (its workers never read the first run's per-body
+    store), and local workers write their own parts (no table is sent to the driver)."""
+    distributed = pytest.importorskip("distributed")
+    other = BatchConfig(agents=config.agents, paths=("/other/",))
+    out = tmp_path / "r.parquet"
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False},
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        first = run_batch(warc_set[0], out, config, scheduler=client)
+        second = run_batch(warc_set[0], out, other, scheduler=client)
+    assert first.result_bytes == second.result_bytes == 0
+    reference = tmp_path / "sync.parquet"
+    run_batch(warc_set[0], reference, other, scheduler="sync")
+    assert pq.read_table(out).to_pylist() == pq.read_table(reference).to_pylist()
+    assert not list(out.with_name(out.name + ".parts").glob("facts-*")), "the run's store is deleted"

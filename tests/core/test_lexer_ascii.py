@@ -1,12 +1,14 @@
-"""The lexer's all-ASCII path gives exactly the events of the general (decoding) path."""
+"""The lexer's all-ASCII path (with its FAST_KEYS shortcut) gives exactly the events of the general path."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from robotskit.core.lexer import lex
+from robotskit.core.lexer import FAST_KEYS, lex
 
 CORPUS = (Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "files").resolve()
 
@@ -26,3 +28,25 @@ def test_ascii_files_lex_as_the_general_path_does() -> None:
         assert lex(body) == general[:-1], path.name
         checked += 1
     assert checked > 500
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*sorted(FAST_KEYS), "Dissalow", "user agent", "Foo", "", " "]),
+            st.sampled_from(["", ":"]),
+            st.lists(
+                st.sampled_from([" ", "\t", "\x0b", "#", ":", "/", "a", "*", "$", "x y", "\x00"]), max_size=6
+            ).map("".join),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_fast_key_lines_lex_as_the_general_path_does(lines: list[tuple[str, str, str]]) -> None:
+    """Property: lines split on the FAST_KEYS shortcut (any spacing, comments, colons, NULs in the
+    value, empty values) give the events the general path's `lex_line` gives."""
+    body = "\n".join(key + colon + rest for key, colon, rest in lines).encode()
+    general = lex(body + "\n# caf\u00e9\n".encode())
+    assert lex(body) == general[:-1]

@@ -144,8 +144,9 @@ def _run(args: argparse.Namespace) -> int:
     from robotskit.batch._values import BatchConfig  # noqa: PLC0415 - keep `--help` light
     from robotskit.batch.agentlist import load_agents, load_paths  # noqa: PLC0415
     from robotskit.batch.inputs import FetchOptions  # noqa: PLC0415
-    from robotskit.batch.runner import run_batch  # noqa: PLC0415
+    from robotskit.batch.runner import freeze_heap, run_batch  # noqa: PLC0415
 
+    freeze_heap()  # this process is the command's own: see freeze_heap
     config = BatchConfig(
         agents=load_agents(args.agents),
         paths=load_paths(args.paths),

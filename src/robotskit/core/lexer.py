@@ -296,14 +296,55 @@ def lex(data: bytes | str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Line, ..
     return tuple(events)
 
 
+# FAST_KEYS lines as `lex` reports them: raw key -> (kind, key as reported, its offset).
+_FAST_LEX: dict[str, tuple[LineKind, str, int]] = {
+    raw: (kind, raw.strip(WHITESPACE), len(raw) - len(raw.lstrip(WHITESPACE)))
+    for raw, kind in FAST_KEYS.items()
+}
+
+
 def _lex_ascii(lines: list[str]) -> tuple[Line, ...]:
     """`lex` for an all-ASCII file (nearly every file): text is its own UTF-8 decoding and columns
-    are offsets, so no per-line decoding is needed. Same events as the general loop (tested)."""
+    are offsets, so no per-line decoding is needed. Same events as the general loop (tested).
+
+    A line whose key is in FAST_KEYS is split with one `partition` as the parser splits it
+    (see FAST_KEYS): `lex_line` would find the same key, value and columns.
+    """
     events: list[Line] = []
     append = events.append
     comment, empty, invalid = LineKind.COMMENT, LineKind.EMPTY, LineKind.INVALID
+    fast_lex = _FAST_LEX
     for number, physical in enumerate(lines, 1):
-        content, too_long, had_nul = cap_line(physical)
+        if len(physical) > MAX_LINE_BYTES or "\x00" in physical:
+            content, too_long, had_nul = cap_line(physical)
+        else:
+            content, too_long, had_nul = physical, False, False
+        raw_key, colon, rest = content.partition(":")
+        fast = fast_lex.get(raw_key) if colon else None
+        if fast is not None:
+            cut = rest.find("#")
+            if cut >= 0:
+                rest = rest[:cut]
+            value = rest.strip(WHITESPACE)
+            # lex_line's value offset: after the colon and the blanks before the value
+            value_offset = len(raw_key) + 1 + (len(rest) - len(rest.lstrip(WHITESPACE)) if value else 0)
+            append(
+                Line(
+                    number,
+                    fast[0],
+                    content,
+                    fast[1],
+                    value,
+                    fast[2] + 1,
+                    value_offset + 1,
+                    cut >= 0,
+                    False,
+                    False,
+                    too_long,
+                    had_nul,
+                )
+            )
+            continue
         lexed = lex_line(content)
         if lexed is None:
             kind = comment if "#" in content else empty

@@ -9,7 +9,10 @@ O(len(path)) string searches per pattern.
 A `RuleSet` indexes the rules of one agent view once, so a check does not scan every rule:
 plain prefixes sit in one dict per length (probed longest first), exact `$` patterns in one
 dict, and only wildcard patterns are tried one by one, longest first, stopping as soon as no
-remaining pattern could outrank the best match found.
+remaining pattern could outrank the best match found. Lists of deep wildcard rules (hostile
+near misses of dozens of `*`) go to a `wildcards.WildcardTrie` instead, where rules that share
+their first segments share the searches. One check shares one `glob.LastAt` memo across every
+rule it tries, so a literal many rules end on is searched once.
 """
 
 from __future__ import annotations
@@ -20,44 +23,19 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, repeat
 from operator import itemgetter, not_
 
+from robotskit.core.glob import (
+    LastAt,
+    Test,
+    glob_match,
+    last_at,
+    outranks,
+    pattern_matches,
+    split_pattern,
+)
 from robotskit.core.model import Rule
+from robotskit.core.wildcards import WildcardTrie
 
-Test = Callable[[str], bool]
-
-
-def split_pattern(pattern: str) -> tuple[tuple[str, ...], bool]:
-    """Split a normalised pattern into its literal segments and whether it is `$`-anchored."""
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    return tuple(body.split("*")), anchored
-
-
-def glob_match(segments: tuple[str, ...], anchored: bool, path: str) -> bool:
-    """True if `path` starts with a match of the split pattern (greedy, leftmost; linear)."""
-    first = segments[0]
-    if not path.startswith(first):
-        return False
-    last_index = len(segments) - 1
-    if last_index == 0:
-        return len(path) == len(first) if anchored else True
-    position = len(first)
-    for index in range(1, last_index):
-        segment = segments[index]
-        if segment:
-            found = path.find(segment, position)
-            if found < 0:
-                return False
-            position = found + len(segment)
-    last = segments[last_index]
-    if anchored:
-        return len(path) - len(last) >= position and path.endswith(last)
-    return not last or path.find(last, position) >= 0
-
-
-def pattern_matches(pattern: str, path: str) -> bool:
-    """True if the normalised `pattern` matches `path` (the unindexed form, for explain and tests)."""
-    segments, anchored = split_pattern(pattern)
-    return glob_match(segments, anchored, path)
+__all__ = ["RuleSet", "glob_match", "last_at", "pattern_matches", "split_pattern"]
 
 
 def _kept(rules: Iterable[Rule]) -> tuple[Rule, ...]:
@@ -84,23 +62,14 @@ def _dispatch_key(pattern: str) -> str | None:
     return pattern[1]
 
 
-def _outranks(rule: Rule, other: Rule | None) -> bool:
-    """RFC 9309 2.2.2: the longest pattern wins; on equal length allow wins; else the earlier line."""
-    if other is None:
-        return True
-    length, other_length = len(rule.pattern), len(other.pattern)
-    if length != other_length:
-        return length > other_length
-    if rule.allow != other.allow:
-        return rule.allow
-    return rule.line < other.line
+_outranks = outranks
 
 
 def _priority(rule: Rule) -> tuple[int, bool, int]:
     return (-len(rule.pattern), not rule.allow, rule.line)
 
 
-def _always(path: str) -> bool:
+def _always(path: str, memo: LastAt) -> bool:
     return True
 
 
@@ -112,16 +81,16 @@ def wildcard_test(pattern: str) -> Test:
     if len(segments) == 2 and segments[0] in ("", "/"):
         head, tail = len(segments[0]), segments[1]
         if anchored:  # `/*.pdf$`
-            return lambda path: path.endswith(tail) and len(path) - len(tail) >= head
+            return lambda path, memo: path.endswith(tail) and len(path) - len(tail) >= head
         if not tail:  # `/*` or `*`
-            return _always if head == 0 else (lambda path: path.startswith("/"))
-        return lambda path: path.find(tail, head) >= 0  # `/*?`, `/*/feed/`
+            return _always if head == 0 else (lambda path, memo: path.startswith("/"))
+        return lambda path, memo: path.find(tail, head) >= 0  # `/*?`, `/*/feed/`
     longest = max(segments, key=len)
     if not longest:
-        return lambda path: glob_match(segments, anchored, path)
+        return lambda path, memo: glob_match(segments, anchored, path, memo)
 
-    def test(path: str) -> bool:
-        return longest in path and glob_match(segments, anchored, path)
+    def test(path: str, memo: LastAt) -> bool:
+        return longest in path and glob_match(segments, anchored, path, memo)
 
     return test
 
@@ -152,39 +121,68 @@ _UNMATCHABLE = re.compile(r"\n(?![/*])")
 _pattern_of = itemgetter(2)  # Rule.pattern, without the property call
 
 
-def _wildcard(rule: Rule, segments: tuple[str, ...]) -> Wildcard:
+def _wildcard(rule: Rule, segments: tuple[str, ...], anchored: bool) -> Wildcard:
+    if len(segments) > TRIE_DEPTH:
+        # Deep: meant for a trie, which reads neither; should its list stay a list, the plain greedy
+        # test (with its tail test) is what the pre-tests would end in anyway.
+        return rule, lambda path, memo: glob_match(segments, anchored, path, memo), _NO_CHARS
     test = wildcard_test(rule.pattern) if len(segments) > 1 else _always
     return rule, test, frozenset("".join(segments))
 
 
+_NO_CHARS: frozenset[str] = frozenset()
+
+
+# Wildcard rules in priority order, and a trie of them when they are many and deep (see `_group`).
+WildcardGroup = tuple[tuple[Wildcard, ...], WildcardTrie | None]
+# A list of wildcard rules gets a trie when its rules hold at least this many segments in all, and
+# this many per rule on average: near misses of dozens of `*` then share their searches, while
+# lists of short patterns keep the per-rule character filter, which rejects them for less.
+TRIE_SEGMENTS = 256
+TRIE_DEPTH = 6
+
+
+def _group(entries: Sequence[Wildcard]) -> WildcardGroup:
+    ordered = tuple(sorted(entries, key=lambda item: _priority(item[0])))
+    segments = sum(rule.pattern.count("*") + 1 for rule, _, _ in ordered)
+    if segments < TRIE_SEGMENTS or segments < TRIE_DEPTH * len(ordered):
+        return ordered, None
+    rules = tuple(rule for rule, _, _ in ordered)
+    if any("*" not in rule.pattern and rule.pattern.endswith("$") for rule in rules):
+        return ordered, None  # an exact `$` pattern is no trie path (never in these lists, but be sure)
+    return ordered, WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+
+
 def _best_wildcard(
-    entries: tuple[Wildcard, ...], path: str, best: Rule | None, chars: frozenset[str] | None
+    group: WildcardGroup, path: str, best: Rule | None, chars: frozenset[str] | None, memo: LastAt
 ) -> Rule | None:
-    """The first entry (they are in priority order) that matches and outranks `best`, else `best`."""
+    """The best-ranked entry that matches and outranks `best`, else `best`."""
+    entries, trie = group
+    if trie is not None:
+        return trie.best(path, best, memo)
     for rule, test, required in entries:
         if best is not None and not _outranks(rule, best):
             break  # sorted by priority: nothing left can outrank the best match
-        if (chars is None or required <= chars) and test(path):
+        if (chars is None or required <= chars) and test(path, memo):
             return rule
     return best
 
 
-def _required_literal(pattern: str) -> str:
-    """The longest literal any match of this pattern must contain ("" if none is worth testing).
+def _required_literal(segments: tuple[str, ...]) -> str:
+    """The longest literal any match of the split pattern must contain ("" if none is worth testing).
 
     The leading '/' is left out: every path has it.
     """
-    segments, _ = split_pattern(pattern)
     candidates = segments[1:] if segments[0] in ("", "/") else segments
     return max(candidates, key=len, default="")
 
 
 def _split_anywhere(
-    anywhere: list[Wildcard],
+    anywhere: list[tuple[Rule, tuple[str, ...], bool]],
 ) -> tuple[
-    tuple[Callable[[str], re.Match[str] | None], tuple[Wildcard, ...]] | None,
-    tuple[tuple[str, ...], tuple[Wildcard, ...]] | None,
-    tuple[Wildcard, ...],
+    tuple[Callable[[str], re.Match[str] | None], WildcardGroup] | None,
+    tuple[tuple[str, ...], WildcardGroup] | None,
+    WildcardGroup,
 ]:
     """Sort rules that can match any path by shape, each shape with a one-call pre-test.
 
@@ -197,9 +195,10 @@ def _split_anywhere(
     literal: list[tuple[Wildcard, str]] = []
     suffixes: list[tuple[Wildcard, str]] = []
     always: list[Wildcard] = []
-    for entry in anywhere:
-        segments, anchored = split_pattern(entry[0].pattern)
-        required = _required_literal(entry[0].pattern)
+    for rule, segments, anchored in anywhere:
+        entry = _wildcard(rule, segments, anchored)
+        deep = len(segments) > TRIE_DEPTH  # for a trie: no regex to compile for them
+        required = "" if deep else _required_literal(segments)
         if anchored and len(segments) == 2 and segments[0] in ("", "/") and segments[1]:
             suffixes.append((entry, segments[1]))
         elif required:
@@ -209,14 +208,14 @@ def _split_anywhere(
     literal_test = None
     needles = sorted({needle for _, needle in literal}, key=len, reverse=True)
     if sum(map(len, needles)) > MAX_NEEDLE_CHARS:  # bounded compile: these are tried one by one
-        always = sorted([*always, *(entry for entry, _ in literal)], key=lambda item: _priority(item[0]))
+        always = [*always, *(entry for entry, _ in literal)]
         literal = []
     if literal:
-        literal_test = (re.compile("|".join(map(re.escape, needles))).search, tuple(e for e, _ in literal))
+        literal_test = (re.compile("|".join(map(re.escape, needles))).search, _group([e for e, _ in literal]))
     suffix_test = None
     if suffixes:
-        suffix_test = (tuple({end for _, end in suffixes}), tuple(e for e, _ in suffixes))
-    return literal_test, suffix_test, tuple(always)
+        suffix_test = (tuple({end for _, end in suffixes}), _group([e for e, _ in suffixes]))
+    return literal_test, suffix_test, _group(always)
 
 
 class _Bucket:
@@ -230,7 +229,7 @@ class _Bucket:
         wildcards: list[Wildcard] = []
         for rule, segments, anchored in rules:
             if len(segments) > 1:
-                wildcards.append(_wildcard(rule, segments))
+                wildcards.append(_wildcard(rule, segments, anchored))
             elif anchored:
                 if _outranks(rule, exact.get(segments[0])):
                     exact[segments[0]] = rule
@@ -238,19 +237,21 @@ class _Bucket:
                 bucket = prefixes.setdefault(len(rule.pattern), {})
                 if _outranks(rule, bucket.get(rule.pattern)):
                     bucket[rule.pattern] = rule
-        wildcards.sort(key=lambda item: _priority(item[0]))
         self.prefixes = prefixes
         self.lengths = tuple(sorted(prefixes, reverse=True))
         self.exact = exact
-        self.wildcards = tuple(wildcards)
+        self.wildcards = _group(wildcards) if wildcards else None
 
-    def best_beyond_prefix(self, path: str, best: Rule | None, chars: frozenset[str] | None) -> Rule | None:
+    def best_beyond_prefix(
+        self, path: str, best: Rule | None, chars: frozenset[str] | None, memo: LastAt
+    ) -> Rule | None:
         """Given the best prefix match, the bucket's exact or wildcard rule that outranks it, if any."""
         if self.exact:
             rule = self.exact.get(path)
             if rule is not None and _outranks(rule, best):
                 best = rule
-        return _best_wildcard(self.wildcards, path, best, chars) if self.wildcards else best
+        wildcards = self.wildcards
+        return best if wildcards is None else _best_wildcard(wildcards, path, best, chars, memo)
 
 
 class _Flat:
@@ -263,10 +264,11 @@ class _Flat:
     `SPECIAL_CHUNK`, one chunk per check from the INDEX_AFTER-th on, so no check pays for all of
     them; the rules no chunk holds yet are scanned, trying only the patterns whose every literal
     character occurs in the path (found with one `str.translate` over their text: a pattern can
-    only match a path that holds all its characters).
+    only match a path that holds all its characters). Deep wildcard rules (at least TRIE_DEPTH
+    `*`) go to one `WildcardTrie` instead, which grows by itself, a budget per check.
     """
 
-    __slots__ = ("_calls", "_first", "_left", "_lengths", "_patterns", "_rule_at", "_special")
+    __slots__ = ("_calls", "_first", "_left", "_lengths", "_patterns", "_rule_at", "_special", "_trie")
 
     def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule]) -> None:
         count = len(patterns)
@@ -286,6 +288,15 @@ class _Flat:
                 *compress(range(count), map(str.endswith, patterns, repeat("$"))),
             }
         )
+        stars = list(map(str.count, map(patterns.__getitem__, special), repeat("*")))
+        deep = list(compress(special, map(TRIE_DEPTH.__le__, stars)))
+        self._trie: WildcardTrie | None = None
+        if len(deep) > 1:
+            special = list(compress(special, map(TRIE_DEPTH.__gt__, stars)))
+            self._trie = WildcardTrie(
+                list(zip(map(patterns.__getitem__, deep), deep, strict=True)),
+                lambda position: rule_at(position, patterns[position]),
+            )
         self._patterns = patterns
         self._rule_at = rule_at
         self._first = first
@@ -311,23 +322,25 @@ class _Flat:
                 if position is not None and prefix[-1] != "$":
                     best = self._rule_at(position, prefix)
                     break
+        trie = self._trie
         if not self._special:
-            return best
+            return best if trie is None else trie.best(path, best, LastAt())
         chunks, start, text = self._left
         if start < len(self._special):
             self._calls += 1
             if self._calls >= INDEX_AFTER:  # index one more chunk: this check pays for one only
                 chunks, start, text = self._left = self._next_chunk(chunks, start)
         chars = frozenset(path) if chunks and len(path) >= LONG_PATH else None  # once for all chunks
+        memo = LastAt()  # one for the check: chunks that end on the same literal search it once
         for chunk in chunks:
-            other = chunk._indexed_best(path, chars)
+            other = chunk._indexed_best(path, chars, memo)
             if other is not None and _outranks(other, best):
                 best = other
         if text:
-            other = self._filtered_scan(path, start, text)
+            other = self._filtered_scan(path, start, text, memo)
             if other is not None and _outranks(other, best):
                 best = other
-        return best
+        return best if trie is None else trie.best(path, best, memo)
 
     def _next_chunk(self, chunks: tuple[RuleSet, ...], start: int) -> tuple[tuple[RuleSet, ...], int, str]:
         patterns, special = self._patterns, self._special
@@ -336,7 +349,7 @@ class _Flat:
         chunk._build_index()
         return (*chunks, chunk), end, "\n".join(map(patterns.__getitem__, special[end:]))
 
-    def _filtered_scan(self, path: str, start: int, text: str) -> Rule | None:
+    def _filtered_scan(self, path: str, start: int, text: str, memo: LastAt) -> Rule | None:
         """The best wildcard or `$` rule from `special[start:]` (their patterns are `text`)."""
         deleted: dict[int, None] = dict.fromkeys(map(ord, path))
         deleted.pop(10, None)  # keep "\n": it separates the patterns
@@ -347,7 +360,7 @@ class _Flat:
         for index in compress(range(start, start + len(left)), map(not_, left)):
             position = special[index]
             pattern = patterns[position]
-            if pattern_matches(pattern, path):
+            if pattern_matches(pattern, path, memo):
                 rule = rule_at(position, pattern)
                 if _outranks(rule, best):
                     best = rule
@@ -391,9 +404,9 @@ class RuleSet:
         self._calls = 0
         self._only: _Bucket | None = None
         self._buckets: dict[str, _Bucket] = {}
-        self._anywhere: tuple[Wildcard, ...] = ()
-        self._contains: tuple[Callable[[str], re.Match[str] | None], tuple[Wildcard, ...]] | None = None
-        self._suffixes: tuple[tuple[str, ...], tuple[Wildcard, ...]] | None = None
+        self._anywhere: WildcardGroup | None = None
+        self._contains: tuple[Callable[[str], re.Match[str] | None], WildcardGroup] | None = None
+        self._suffixes: tuple[tuple[str, ...], WildcardGroup] | None = None
         self._many_wildcards = False
         self._flat: _Flat | None = None
 
@@ -453,23 +466,24 @@ class RuleSet:
     def _build_index(self) -> None:
         kept = self.rules
         by_key: dict[str, list[tuple[Rule, tuple[str, ...], bool]]] = {}
-        anywhere: list[Wildcard] = []
+        anywhere: list[tuple[Rule, tuple[str, ...], bool]] = []
         small = len(kept) < SMALL_RULE_SET
         for rule in kept:
             segments, anchored = split_pattern(rule.pattern)
             key = _dispatch_key(rule.pattern)
             if key is None:
-                anywhere.append(_wildcard(rule, segments))
+                anywhere.append((rule, segments, anchored))
             else:
                 by_key.setdefault("" if small else key, []).append((rule, segments, anchored))
         buckets = {key: _Bucket(bucket) for key, bucket in by_key.items()}
-        anywhere.sort(key=lambda item: _priority(item[0]))
-        wildcard_count = len(anywhere) + sum(len(bucket.wildcards) for bucket in buckets.values())
+        wildcard_count = len(anywhere) + sum(
+            len(bucket.wildcards[0]) for bucket in buckets.values() if bucket.wildcards is not None
+        )
         contains, suffixes, general = _split_anywhere(anywhere)
         # Assign the finished index last: a thread racing this one sees either no index or all of it.
         self._contains = contains
         self._suffixes = suffixes
-        self._anywhere = general
+        self._anywhere = general if general[0] else None
         self._many_wildcards = wildcard_count >= MANY_WILDCARDS
         self._buckets = {} if small else buckets
         # A small set keeps one bucket for every path: dispatching would cost more than it saves.
@@ -480,13 +494,14 @@ class RuleSet:
         """The unindexed answer: one pass over the rules keeping the best match (SPEC 3)."""
         best: Rule | None = None
         best_length = -1
+        memo = LastAt()
         for rule in self.rules:
             pattern = rule.pattern
             length = len(pattern)
             if length < best_length:
                 continue  # shorter than the best match: cannot outrank it
             if "*" in pattern or pattern[-1] == "$":
-                if not pattern_matches(pattern, path):
+                if not pattern_matches(pattern, path, memo):
                     continue
             elif not path.startswith(pattern):
                 continue
@@ -501,12 +516,13 @@ class RuleSet:
         best: Rule | None = None
         best_length = 1  # skips the empty lines: an empty pattern is no rule
         position = -2  # the text starts and ends with "\n": pattern i is line i + 1
+        memo = LastAt()
         for pattern in self._text.split("\n"):
             position += 1
             if len(pattern) < best_length:
                 continue  # shorter than the best match: cannot outrank it
             if "*" in pattern or pattern[-1] == "$":
-                if not pattern_matches(pattern, path):
+                if not pattern_matches(pattern, path, memo):
                     continue
             elif not path.startswith(pattern):
                 continue
@@ -534,11 +550,12 @@ class RuleSet:
                 return self._scan(path)
             self._build_index()
         return self._indexed_best(
-            path, frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None
+            path, frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None, None
         )
 
-    def _indexed_best(self, path: str, chars: frozenset[str] | None) -> Rule | None:
-        """`best` once the index is built; `chars`, the path's characters or None, filters wildcards."""
+    def _indexed_best(self, path: str, chars: frozenset[str] | None, memo: LastAt | None) -> Rule | None:
+        """`best` once the index is built; `chars`, the path's characters or None, filters wildcards;
+        `memo`, the check's `LastAt` (one is made here when the check needs it and has none)."""
         bucket = self._only or self._buckets.get(path[1:2])
         best = None
         if bucket is not None:
@@ -550,15 +567,21 @@ class RuleSet:
                     best = prefixes[length].get(path[:length])
                     if best is not None:
                         break
-            if bucket.exact or bucket.wildcards:
-                best = bucket.best_beyond_prefix(path, best, chars)
+            if bucket.exact or bucket.wildcards is not None:
+                memo = LastAt() if memo is None else memo
+                best = bucket.best_beyond_prefix(path, best, chars, memo)
         contains = self._contains
         if contains is not None and (chars is not None or contains[0](path) is not None):
-            best = _best_wildcard(contains[1], path, best, chars)  # some `/*X` may match: try them
+            memo = LastAt() if memo is None else memo
+            best = _best_wildcard(contains[1], path, best, chars, memo)  # some `/*X` may match: try them
         suffixes = self._suffixes
         if suffixes is not None and path.endswith(suffixes[0]):
-            best = _best_wildcard(suffixes[1], path, best, chars)  # some `/*X$` may match
-        return _best_wildcard(self._anywhere, path, best, chars) if self._anywhere else best
+            memo = LastAt() if memo is None else memo
+            best = _best_wildcard(suffixes[1], path, best, chars, memo)  # some `/*X$` may match
+        anywhere = self._anywhere
+        if anywhere is None:
+            return best
+        return _best_wildcard(anywhere, path, best, chars, LastAt() if memo is None else memo)
 
     def matching(self, path: str) -> list[Rule]:
         """Every rule that matches `path`, deciding one first (for explain; scans all rules)."""

@@ -9,7 +9,8 @@ groups live in `_lint_parse` (RK1xx), `_lint_values` (RK2xx) and `_lint_rules` (
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from robotskit.core.model import Diagnostic, Line, LineKind, Rule, RuleKind, Severity
@@ -81,6 +82,7 @@ PROFILES = tuple(ALL_PROFILES)
 RULE_KINDS = (LineKind.ALLOW, LineKind.DISALLOW)
 
 
+@lru_cache(maxsize=8192)  # a pure function of short strings that recur in every file
 def token_for(profile: str, value: str) -> str:
     """The group token `profile` reads from a user-agent value ("" if none), lower-cased.
 
@@ -111,6 +113,8 @@ class Context:
     profile: str
     content_type: str | None
     lines: Mapping[int, Line]
+    # What `pools` found (it is asked by more than one rule); filled on first use.
+    _pools: dict[str, list[Rule]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def diag(
         self,
@@ -146,8 +150,13 @@ class Context:
         return line.value_column + offset if line and line.value_column else 0
 
     def pools(self) -> dict[str, list[Rule]]:
-        """The rules each token obeys: all groups naming it, merged (RFC 9309 2.2.1); authored rules only."""
-        pools: dict[str, list[Rule]] = {}
+        """The rules each token obeys: all groups naming it, merged (RFC 9309 2.2.1); authored rules only.
+
+        Computed once per context and shared: callers must not modify it.
+        """
+        pools = self._pools
+        if pools:
+            return pools
         for group in self.robots.groups:
             for token in dict.fromkeys(group.agents):
                 pools.setdefault(token, []).extend(r for r in group.rules if r.pattern and not r.derived)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from functools import lru_cache
 
 from robotskit.core.model import Rule
 
-__all__ = ["CoverIndex", "Pattern", "by_star_insertion", "match_end"]
+__all__ = ["CoverIndex", "Pattern", "PatternFacts", "by_star_insertion", "match_end", "pattern_facts"]
 
 
 def match_end(pattern: str, path: str) -> int | None:
@@ -49,9 +49,37 @@ def by_star_insertion(wide: str, narrow: str) -> bool:
     return j == len(narrow)
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # compared by identity: cheap to de-duplicate
+# What the pair checks need of a pattern string (see `Pattern`): the same strings recur in
+# every group of a file and across files, so they are worked out once per string.
+PatternFacts = tuple[int, str, str, tuple[str, ...], bool, bool, str, bool]
+
+
+@lru_cache(maxsize=16384)
+def pattern_facts(pattern: str) -> PatternFacts:
+    """(size, plain, literal, chunks, anchored, matches_all, sample, wild) of a pattern (see `Pattern`)."""
+    cut = [i for i in (pattern.find("*"), pattern.find("$")) if i >= 0]
+    anchored = pattern.endswith("$")
+    return (
+        len(pattern.encode("utf-8", "surrogatepass")),
+        pattern.replace("*", ""),
+        pattern[: min(cut)] if cut else pattern,
+        tuple(pattern.split("*")),
+        anchored,
+        # `match_end(pattern, "/") is not None`, said directly: only `*`s around one `/` match it
+        not anchored and pattern.replace("*", "") in ("", "/"),
+        (pattern[:-1] if anchored else pattern).replace("*", ""),
+        anchored or "*" in pattern,
+    )
+
+
 class Pattern:
-    """A rule with the facts the pair checks need, computed once."""
+    """A rule with the facts the pair checks need, computed once; compared by identity.
+
+    (A plain slotted class: large files make hundreds of thousands, and a frozen dataclass
+    costs several times as much to build.)
+    """
+
+    __slots__ = ("anchored", "chunks", "literal", "matches_all", "plain", "rule", "sample", "size", "wild")
 
     rule: Rule
     size: int  # RFC 9309 2.2.2: priority is the length in octets, after normalisation
@@ -61,23 +89,24 @@ class Pattern:
     anchored: bool
     matches_all: bool  # matches every path (e.g. `/`, `*`, `/*`)
     sample: str  # a plain path the pattern matches
+    wild: bool  # has a `*` or a final `$` (else it matches exactly the paths it prefixes)
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        (
+            self.size,
+            self.plain,
+            self.literal,
+            self.chunks,
+            self.anchored,
+            self.matches_all,
+            self.sample,
+            self.wild,
+        ) = pattern_facts(rule.pattern)
 
     @classmethod
     def of(cls, rule: Rule) -> Pattern:
-        pattern = rule.pattern
-        cut = [i for i in (pattern.find("*"), pattern.find("$")) if i >= 0]
-        anchored = pattern.endswith("$")
-        return cls(
-            rule,
-            len(pattern.encode("utf-8", "surrogatepass")),
-            pattern.replace("*", ""),
-            pattern[: min(cut)] if cut else pattern,
-            tuple(pattern.split("*")),
-            anchored,
-            # `match_end(pattern, "/") is not None`, said directly: only `*`s around one `/` match it
-            not anchored and pattern.replace("*", "") in ("", "/"),
-            (pattern[:-1] if anchored else pattern).replace("*", ""),
-        )
+        return cls(rule)
 
     def covers(self, narrow: Pattern) -> bool:
         """A sufficient test that every path `narrow` matches is also matched by this pattern."""
@@ -101,9 +130,20 @@ class Pattern:
         contrived path (`/*.ps$` and `/watl/` both match `/watl/.ps`); such ties are left out.
         """
         a, b = self.rule.pattern, other.rule.pattern
-        return any(
-            match_end(a, s) is not None and match_end(b, s) is not None for s in (self.sample, other.sample)
-        )
+        if not (self.wild or other.wild):
+            # Plain prefixes both match a path only if one prefixes the other; in particular,
+            # of equal length (the ties asked about), only if they are the same text.
+            return a.startswith(b) or b.startswith(a)
+        x, y = self.literal, other.literal
+        if not (x.startswith(y) or y.startswith(x)):
+            return False  # every path either matches starts with its literal: none starts with both
+        return any(self.matches(s) and other.matches(s) for s in (self.sample, other.sample))
+
+    def matches(self, path: str) -> bool:
+        """Does the pattern match `path` (at its start)? A plain one is a prefix test."""
+        if self.wild:
+            return match_end(self.rule.pattern, path) is not None
+        return path.startswith(self.rule.pattern)
 
 
 class CoverIndex:
@@ -139,3 +179,25 @@ class CoverIndex:
             if head:  # sorted by `*`-less length: take those no longer than the literal prefix
                 found += head[: bisect.bisect_right(self.head_sizes[literal[:end]], len(literal))]
         return (p for p in dict.fromkeys(found) if p.rule is not narrow.rule and p.covers(narrow))
+
+    def longer_coverer(self, narrow: Pattern) -> Pattern | None:
+        """The first of `coverers(narrow)` that is longer than `narrow`, or None.
+
+        The size test goes before `covers`: most candidates fail it. A candidate listed twice
+        is met first where `coverers` puts it, so skipping the de-duplication changes nothing.
+        """
+        size, rule = narrow.size, narrow.rule
+        for group in (self.by_plain.get(narrow.plain, ()), self.everything):
+            for pat in group:
+                if pat.size > size and pat.rule is not rule and pat.covers(narrow):
+                    return pat
+        literal = narrow.literal
+        for end in self.head_lengths:
+            if end > len(literal):
+                break
+            head = self.by_head.get(literal[:end])
+            if head:
+                for pat in head[: bisect.bisect_right(self.head_sizes[literal[:end]], len(literal))]:
+                    if pat.size > size and pat.rule is not rule and pat.covers(narrow):
+                        return pat
+        return None

@@ -8,8 +8,8 @@ wins ties) is the yardstick.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
 
 from robotskit.core.model import Diagnostic, Group, Rule, RuleKind
 from robotskit.core.profiles import get_profile
@@ -18,84 +18,130 @@ from robotskit.lint.patterns import CoverIndex, Pattern
 
 __all__ = ["CHECKS"]
 
-
-def _unique(rules: Iterable[Rule]) -> tuple[list[Pattern], list[tuple[Rule, Rule]]]:
-    """Distinct (kind, pattern) rules in file order, and the (copy, original) pairs of duplicates."""
-    first: dict[tuple[RuleKind, str], Rule] = {}
-    copies = []
-    for rule in rules:
-        original = first.setdefault((rule.kind, rule.pattern), rule)
-        if original is not rule:
-            copies.append((rule, original))
-    return [_pattern(r) for r in first.values()], copies
+_KIND, _PATTERN = itemgetter(1), itemgetter(2)  # Rule fields, read without attribute lookups
 
 
-@lru_cache(maxsize=8192)
-def _pattern(rule: Rule) -> Pattern:
-    """`Pattern.of`, once per rule: the pair checks and RK306 meet the same rules again and again."""
-    return Pattern.of(rule)
+_pattern = Pattern  # (cheap: a pattern's facts are remembered by its text, see `pattern_facts`)
 
 
-def _never_decides(ctx: Context, pat: Pattern, index: CoverIndex) -> Diagnostic | None:
-    rule = pat.rule
-    for other in index.coverers(pat):
-        if other.size > pat.size:
-            code, verb = ("RK302", "redundant") if other.rule.kind is rule.kind else ("RK303", "overridden")
-            return ctx.diag(
-                code,
-                rule.line,
-                f"'{rule_text(rule)}' never decides ({verb}): '{rule_text(other.rule)}' "
-                f"(line {other.rule.line}) is longer and matches every URL it matches",
-                column=ctx.value_column(rule.line),
-                hint="the longest matching rule wins (RFC 9309 2.2.2)",
-            )
-    return None
+# What the pair checks find in one pool, by position in the pool: (code, rule, other rule).
+# RK301: a duplicate and its original; RK302/RK303: a rule that never decides and the longer
+# rule covering it; RK304: a disallow and the allow it ties with.
+Finding = tuple[str, int, int]
+# A pool's (kind, pattern) sequence: the findings depend on nothing else (lines and raw text
+# only go into the messages), so pools that repeat one rule list, in a file with hundreds of
+# bot groups or across the files of a crawl, are judged once.
+Shape = tuple[tuple[RuleKind, ...], tuple[str, ...]]
+_SHARED_SHAPE = 64  # pools up to this many rules are remembered across files (bounded memory)
+_shape_memo: dict[Shape, tuple[Finding, ...]] = {}
+_SHAPE_MEMO = 4096
 
 
-def _tie(ctx: Context, pat: Pattern, allows: Iterable[Pattern]) -> Diagnostic | None:
-    rule = pat.rule
-    for other in allows:
-        if other.overlaps(pat):
-            return ctx.diag(
-                "RK304",
-                rule.line,
-                f"'{rule_text(rule)}' ties with '{rule_text(other.rule)}' (line {other.rule.line}): "
-                "equal length, so the allow wins where both match",
-                column=ctx.value_column(rule.line),
-                hint="RFC 9309 2.2.2: on a tie the least restrictive rule wins; "
-                "lengthen the rule you mean to win",
-            )
-    return None
+def _shape(rules: Sequence[Rule]) -> Shape:
+    return tuple(map(_KIND, rules)), tuple(map(_PATTERN, rules))
+
+
+def _findings(rules: Sequence[Rule]) -> tuple[Finding, ...]:
+    """The pair checks' findings for one pool of rules, in report order (see `Finding`)."""
+    first: dict[tuple[RuleKind, str], int] = {}
+    found: list[Finding] = []
+    for at, rule in enumerate(rules):
+        original = first.setdefault((rule.kind, rule.pattern), at)
+        if original != at:
+            found.append(("RK301", at, original))
+    text = "".join(map(_PATTERN, rules))
+    if "*" not in text and "$" not in text:
+        return (*found, *_plain_ties(first))
+    patterns = [Pattern(rules[at]) for at in first.values()]
+    position = {id(pat.rule): at for pat, at in zip(patterns, first.values(), strict=True)}
+    # Only a wildcard or `$` pattern can be longer than a rule and match all it matches (the
+    # longer one must reach past the rule's text with a `*`), so only those are indexed.
+    index = CoverIndex(pat for pat in patterns if pat.wild)
+    allows_by_size: dict[int, list[Pattern]] = {}
+    for pat in patterns:
+        if pat.rule.kind is RuleKind.ALLOW:
+            allows_by_size.setdefault(pat.size, []).append(pat)
+    for pat in patterns:
+        at = position[id(pat.rule)]
+        other = index.longer_coverer(pat)
+        if other is not None:
+            code = "RK302" if other.rule.kind is pat.rule.kind else "RK303"
+            found.append((code, at, position[id(other.rule)]))
+        elif pat.rule.kind is RuleKind.DISALLOW:
+            tie = next((a for a in allows_by_size.get(pat.size, ()) if a.overlaps(pat)), None)
+            if tie is not None:
+                found.append(("RK304", at, position[id(tie.rule)]))
+    return tuple(found)
+
+
+def _plain_ties(first: dict[tuple[RuleKind, str], int]) -> Iterator[Finding]:
+    """`_findings` past the duplicates for a pool without `*` or `$`: no rule covers a longer
+    one, and a disallow ties only with an allow of the very same text (RFC 9309 2.2.2)."""
+    allows = {pattern: at for (kind, pattern), at in first.items() if kind is RuleKind.ALLOW}
+    if not allows:
+        return
+    for (kind, pattern), at in first.items():
+        if kind is RuleKind.DISALLOW and pattern in allows:
+            yield ("RK304", at, allows[pattern])
+
+
+def _pool_findings(rules: Sequence[Rule], known: dict[Shape, tuple[Finding, ...]]) -> tuple[Finding, ...]:
+    """`_findings`, remembered by shape: in `known` (this file) and, for small pools, across files."""
+    shape = _shape(rules)
+    found = known.get(shape)
+    if found is None:
+        small = len(rules) <= _SHARED_SHAPE
+        found = _shape_memo.get(shape) if small else None
+        if found is None:
+            found = _findings(rules)
+            if small:
+                if len(_shape_memo) >= _SHAPE_MEMO:
+                    _shape_memo.clear()
+                _shape_memo[shape] = found
+        known[shape] = found
+    return found
 
 
 def _rule_pairs(ctx: Context) -> Iterable[Diagnostic]:
     done: set[tuple[int, ...]] = set()
+    known: dict[Shape, tuple[Finding, ...]] = {}
     for rules in ctx.pools().values():
         # A group naming many agents gives each the same pool: its findings would repeat exactly.
         identity = tuple(map(id, rules))
         if identity in done:
             continue
         done.add(identity)
-        patterns, copies = _unique(rules)
-        for copy, original in copies:
-            yield ctx.diag(
-                "RK301",
-                copy.line,
-                f"duplicate of line {original.line}: '{rule_text(copy)}'",
-                column=ctx.value_column(copy.line),
-                hint="delete one of them",
-            )
-        index = CoverIndex(patterns)
-        allows_by_size: dict[int, list[Pattern]] = {}
-        for pat in patterns:
-            if pat.rule.kind is RuleKind.ALLOW:
-                allows_by_size.setdefault(pat.size, []).append(pat)
-        for pat in patterns:
-            found = _never_decides(ctx, pat, index)
-            if found is None and pat.rule.kind is RuleKind.DISALLOW:
-                found = _tie(ctx, pat, allows_by_size.get(pat.size, ()))
-            if found is not None:
-                yield found
+        for code, at, other_at in _pool_findings(rules, known):
+            rule, other = rules[at], rules[other_at]
+            column = ctx.value_column(rule.line)
+            if code == "RK301":
+                yield ctx.diag(
+                    code,
+                    rule.line,
+                    f"duplicate of line {other.line}: '{rule_text(rule)}'",
+                    column=column,
+                    hint="delete one of them",
+                )
+            elif code == "RK304":
+                yield ctx.diag(
+                    code,
+                    rule.line,
+                    f"'{rule_text(rule)}' ties with '{rule_text(other)}' (line {other.line}): "
+                    "equal length, so the allow wins where both match",
+                    column=column,
+                    hint="RFC 9309 2.2.2: on a tie the least restrictive rule wins; "
+                    "lengthen the rule you mean to win",
+                )
+            else:
+                verb = "redundant" if code == "RK302" else "overridden"
+                yield ctx.diag(
+                    code,
+                    rule.line,
+                    f"'{rule_text(rule)}' never decides ({verb}): '{rule_text(other)}' "
+                    f"(line {other.line}) is longer and matches every URL it matches",
+                    column=column,
+                    hint="the longest matching rule wins (RFC 9309 2.2.2)",
+                )
 
 
 def _disallow_all(ctx: Context) -> Iterable[Diagnostic]:
@@ -126,30 +172,47 @@ def _agentlines_of(groups: Iterable[Group]) -> dict[str, int]:
     return lines
 
 
+def _first_disallows(rules: Iterable[Rule]) -> dict[str, Rule]:
+    """The first disallow rule of each pattern, in file order."""
+    firsts: dict[str, Rule] = {}
+    disallow = RuleKind.DISALLOW
+    for rule in rules:
+        if rule.kind is disallow:
+            firsts.setdefault(rule.pattern, rule)
+    return firsts
+
+
 def _dropped_global_rules(ctx: Context) -> Iterable[Diagnostic]:
     if get_profile(ctx.profile).judge_every_token:
         return  # every token is judged with `*` as well (the Gemini companion): nothing is dropped
     pools = ctx.pools()
-    star = _unique(r for r in pools.get("*", []) if r.kind is RuleKind.DISALLOW)[0]
-    first_lines = _agentlines_of(ctx.robots.groups)
-    star_ids = {id(p.rule): i for i, p in enumerate(star)}
+    if len(pools) < 2 or "*" not in pools:
+        return  # nothing is dropped without a `*` group and a named one
+    star_rules = _first_disallows(pools["*"])
+    if not star_rules:
+        return  # no `*` disallow rule: a named group drops nothing
+    star_ids = {id(rule): i for i, rule in enumerate(star_rules.values())}
+    star: list[Pattern] = []  # built on the first pool that needs it
+    first_lines: dict[str, int] | None = None
     # Files with hundreds of bot groups repeat the same few rule lists: what is lost depends only
-    # on the patterns (and on which rules are the `*` group's own, as coverers skips a rule itself).
+    # on the patterns (and on which rules are the `*` group's own, as coverers skips a rule itself),
+    # so the key is read from the rules and patterns are built only for a new key.
     known: dict[tuple[tuple[str, ...], tuple[int, ...]], list[Rule]] = {}
     for token, rules in pools.items():
-        if token == "*" or not star:
+        if token == "*":
             continue
-        disallows = _unique(r for r in rules if r.kind is RuleKind.DISALLOW)[0]
-        key = (
-            tuple(p.rule.pattern for p in disallows),
-            tuple(star_ids[id(p.rule)] for p in disallows if id(p.rule) in star_ids),
-        )
+        firsts = _first_disallows(rules)
+        key = (tuple(firsts), tuple(star_ids[id(r)] for r in firsts.values() if id(r) in star_ids))
         lost = known.get(key)
         if lost is None:
+            star = star or [_pattern(rule) for rule in star_rules.values()]
+            disallows = [_pattern(r) for r in firsts.values()]
             own = CoverIndex(disallows)
             lost = known[key] = [p.rule for p in star if not disallows or next(own.coverers(p), None) is None]
         if not lost:
             continue
+        if first_lines is None:
+            first_lines = _agentlines_of(ctx.robots.groups)
         line = first_lines.get(token, 0)
         shown = ", ".join(f"'{rule_text(r)}' (line {r.line})" for r in lost[:5])
         more = f" and {len(lost) - 5} more" if len(lost) > 5 else ""

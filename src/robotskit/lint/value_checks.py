@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from robotskit.ai_prefs.lookup import SIGNAL_KEYS, USAGE_LABELS, parse_sf_dictionary
@@ -89,9 +90,14 @@ def _directives(ctx: Context) -> Iterable[Diagnostic]:
                 "set Googlebot's crawl rate in Search Console; other crawlers may honour it",
             )
         elif key not in _KNOWN_RECORDS:
-            close = difflib.get_close_matches(key, _ALL_KEYS, n=1, cutoff=0.75)
-            hint = f"did you mean '{close[0]}'?" if close else "crawlers skip lines they do not know"
-            yield ctx.on_key("RK201", line, f"unknown directive '{line.key}' is ignored", hint)
+            yield ctx.on_key("RK201", line, f"unknown directive '{line.key}' is ignored", _unknown_hint(key))
+
+
+@lru_cache(maxsize=4096)
+def _unknown_hint(key: str) -> str:
+    """The hint for an unknown key: the known key it is closest to, if any (the same keys recur)."""
+    close = difflib.get_close_matches(key, _ALL_KEYS, n=1, cutoff=0.75)
+    return f"did you mean '{close[0]}'?" if close else "crawlers skip lines they do not know"
 
 
 _COMPATIBLE = re.compile(r"compatible;\s*([A-Za-z0-9_-]+)", re.IGNORECASE)

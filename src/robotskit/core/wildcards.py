@@ -1,0 +1,414 @@
+"""Many wildcard rules matched together: rules that share their first segments share the search.
+
+A wildcard pattern `s0*s1*...*sk` matches greedily (`glob.glob_match`): `s0` at the start of the
+path, then each segment at its leftmost occurrence after the previous one. The position reached after
+`s0*...*sj` depends on that prefix only, so rules that share a prefix of segments can share its
+searches. A `WildcardTrie` keeps deep wildcard rules (a bucket of the index, or the wildcard rules
+of a big set) in a trie of segments: one `str.find` per node, and a node whose segment is not found
+prunes every rule below it. A rule that shares no further segment with another (a "solo") is walked
+on its own from its node, after the cheap tail test of `glob.tail_fits`.
+
+The trie grows lazily so that no check pays for all of it: the rules not yet sorted into children
+wait as `pending` (at the root: not even split yet), each check sorts at most `LastAt.budget` of them,
+and the rules still pending are matched by the greedy walk from where they wait. One thread grows a
+trie at a time (a lock taken without waiting: the others only read); growth replaces a node's whole
+state at once, and hands rules to a child before the parent's state lets them go, so a thread
+reading mid-growth sees every rule at least once (twice is harmless: the best match is the same).
+
+Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
+pattern below it, and a subtree that cannot reach the best match's length is skipped.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import add, and_, ge, itemgetter, le, sub
+
+from robotskit.core.glob import (
+    TAIL_AFTER,
+    LastAt,
+    last_at,
+    outranks,
+    pattern_matches,
+    tail_fits,
+)
+from robotskit.core.model import Rule
+
+# One rule as the trie sees it: the first segment (matched at the start of the path), the later
+# non-empty segments (each found after the previous), the `$`-anchored last literal or None, the
+# pattern's length and the rule's key (`rule_of(key)` builds the rule).
+Entry = tuple[str, tuple[str, ...], str | None, int, int]
+# What a reader of a node needs, replaced whole: chain, depth, children, solos, ends, tails, pending.
+State = tuple[
+    tuple[str, ...],
+    int,
+    tuple["_Node", ...],
+    tuple[Entry, ...],
+    tuple[int, ...],
+    tuple[tuple[str, int], ...],
+    tuple[Entry, ...],
+]
+# Rules not yet in the trie that pass the bulk tail test are walked one by one, up to this many; more,
+# and the check splits every rule into the trie instead.
+RAW_WALKS = 64
+# Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
+ENTER_COST = 4
+
+
+def trie_entry(pattern: str, key: int) -> Entry | None:
+    """The pattern's segments for the trie, or None for a `$` pattern without `*` (an exact match).
+
+    Empty segments (`**`, a trailing `*`) are dropped: `find("")` always succeeds where it is asked,
+    so they change nothing. A `$` after a final `*` anchors nothing (`/a*$` matches as `/a` does).
+    """
+    anchored = pattern.endswith("$")
+    parts = (pattern[:-1] if anchored else pattern).split("*")
+    if anchored and len(parts) == 1:
+        return None
+    head = parts[0]
+    parts[0] = ""  # (dropped with the empty segments: one C-level pass)
+    later = tuple(filter(None, parts))
+    if anchored and parts[-1]:
+        return head, later[:-1], later[-1], len(pattern), key
+    return head, later, None, len(pattern), key
+
+
+class _Node:
+    """The rules that share a prefix of later segments; reached once `segment` is found.
+
+    Everything a reader needs is one `State`, replaced whole by growth, so a thread reading
+    mid-growth sees an old state or a new one, never half of each. A state is:
+    - chain: the segments every rule here shares after `segment`, found in turn first (a run of
+      `*a` that a thousand rules repeat is one node, not a thousand levels);
+    - depth: how many later segments the rules have consumed once the chain is found;
+    - children (longest first), solos (the only rule under its next segment: walked on its own),
+      ends (keys of rules with no later segment: they match if the node is reached), tails (`$`
+      rules: the literal that must end the path), and pending (not sorted yet: walked).
+    """
+
+    __slots__ = ("index", "longest", "segment", "state")
+
+    def __init__(self, segment: str, depth: int, pending: Sequence[Entry]) -> None:
+        self.segment = segment
+        self.longest = max(entry[3] for entry in pending)
+        self.index: dict[str, _Node | Entry] = {}  # next segment -> child or solo (growth only)
+        self.state: State = ((), depth, (), (), (), (), tuple(pending))
+
+    def add(self, entries: Sequence[Entry]) -> None:
+        """More rules for this node (growth only): `longest` first, so no reader prunes them.
+
+        Rules that do not share the whole chain split it: the node keeps the part they share, and a
+        new child takes the rest of the chain with everything the node held (a radix-tree split).
+        """
+        self.longest = max(self.longest, *(entry[3] for entry in entries))
+        chain, depth, children, solos, ends, tails, pending = self.state
+        base = depth - len(chain)
+        shared = len(chain)
+        for entry in entries:
+            later = entry[1]
+            common = 0
+            while common < shared and base + common < len(later) and later[base + common] == chain[common]:
+                common += 1
+            shared = common
+        if shared == len(chain):
+            self.state = (chain, depth, children, solos, ends, tails, (*pending, *entries))
+            return
+        rest = _Node.__new__(_Node)
+        rest.segment = chain[shared]
+        rest.longest = max(_longest(child) for child in (self, *children))
+        rest.index = self.index
+        rest.state = (chain[shared + 1 :], depth, children, solos, ends, tails, pending)
+        self.index = {rest.segment: rest}
+        self.state = (chain[:shared], base + shared, (rest,), (), (), (), tuple(entries))
+
+    def grow(self, limit: int) -> int:
+        """Sort up to `limit` pending rules (at least one) into ends, tails, solos and children;
+        returns the budget spent."""
+        chain, depth, _, _, ends_before, tails_before, pending = self.state
+        taken, left = pending[: max(limit, 1)], pending[max(limit, 1) :]
+        index = self.index
+        spent = len(taken)
+        if not index and not ends_before and not tails_before and len(pending) > 1:
+            # First growth: the segments all the node's rules share next join the chain (the rules
+            # left pending share it too). The common prefix of all is that of the least and the
+            # greatest: two C-level passes.
+            laters = list(map(itemgetter(1), pending))
+            low, high = min(laters), max(laters)
+            shared = depth
+            while shared < len(low) and shared < len(high) and low[shared] == high[shared]:
+                shared += 1
+            spent += len(pending) * (shared - depth) // 16
+            chain = (*chain, *low[depth:shared])
+            depth = shared
+        more: dict[_Node, list[Entry]] = {}
+        ends = list(ends_before)
+        tails = list(tails_before)
+        for entry in taken:
+            later = entry[1]
+            if len(later) > depth:
+                segment = later[depth]
+                found = index.get(segment)
+                if found is None:
+                    index[segment] = entry
+                elif isinstance(found, _Node):
+                    more.setdefault(found, []).append(entry)
+                else:  # a second rule under this segment: the solo becomes a child node
+                    index[segment] = _Node(segment, depth + 1, (found, entry))
+            elif entry[2] is None:
+                ends.append(entry[4])
+            else:
+                tails.append((entry[2], entry[4]))
+        for child, entries in more.items():
+            child.add(entries)  # (a reader still finds these rules here until the state below)
+        nodes = sorted(
+            (found for found in index.values() if isinstance(found, _Node)), key=_longest, reverse=True
+        )
+        solos = tuple(found for found in index.values() if not isinstance(found, _Node))
+        self.state = (chain, depth, tuple(nodes), solos, tuple(ends), tuple(tails), left)
+        return spent
+
+
+def _longest(node: _Node) -> int:
+    return node.longest
+
+
+def _walk(entry: Entry, depth: int, path: str, position: int, memo: LastAt) -> bool:
+    """The greedy match of the entry's later segments from `depth` on, starting at `position`."""
+    later, tail = entry[1], entry[2]
+    count = len(later)
+    if tail is None:
+        if count == depth:
+            return True
+        count -= 1  # the last segment only has to occur somewhere after the others
+        final = later[count]
+    else:
+        final = tail
+    # A cheap necessary condition first: the last two segments fit from here.
+    if count - depth >= TAIL_AFTER - 1 and not tail_fits(
+        later[count - 1], final, tail is not None, path, position, memo
+    ):
+        return False
+    for index in range(depth, count):
+        segment = later[index]
+        found = path.find(segment, position)
+        if found < 0:
+            return False
+        position = found + len(segment)
+    return _final_fits(final, tail is not None, path, position, memo)
+
+
+def _final_fits(final: str, anchored: bool, path: str, position: int, memo: LastAt) -> bool:
+    if anchored:
+        return len(path) - len(final) >= position and path.endswith(final)
+    return last_at(memo, path, final) >= position
+
+
+class _Tails:
+    """The tail test of `glob.tail_fits` for many rules at once, in a few C-level passes per check.
+
+    For each rule: the literal before its last must occur at or after the position the rules are
+    walked from (its first occurrence there is a lower bound on where the walk leaves it), and the
+    last literal must occur after that, or, for a `$` rule, end the path with room for it. Each
+    distinct literal is searched once per check. Rules too short for the test always pass.
+    """
+
+    __slots__ = ("_always", "_anchored", "_free")
+
+    def __init__(self, rules: Sequence[tuple[str | None, str, bool]]) -> None:
+        """`rules`: (literal before the last or None when too short, last literal, `$`-anchored)."""
+        self._always = [index for index, (before, _, _) in enumerate(rules) if before is None]
+        self._free = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and not a])
+        self._anchored = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and a])
+
+    @classmethod
+    def of_patterns(cls, patterns: Sequence[str]) -> _Tails:
+        anchored = list(map(str.endswith, patterns, repeat("$")))
+        bodies = [pattern[:-1] if flag else pattern for pattern, flag in zip(patterns, anchored, strict=True)]
+        parts = map(str.rsplit, bodies, repeat("*"), repeat(2))
+        return cls([(p[-2] if len(p) == 3 else None, p[-1], a) for p, a in zip(parts, anchored, strict=True)])
+
+    def passing(self, path: str, position: int, memo: LastAt, start: int = 0) -> list[int]:
+        """The indexes (from `start`) of the rules that pass the test, walked from `position`."""
+        always = self._always[bisect_left(self._always, start) :]
+        free, anchored = self._free, self._anchored
+        out = [*always]
+        if free.indexes:
+            # The final literal first: the one before it must end by the final's last occurrence,
+            # a search bounded there (an absent final bounds it to nothing).
+            begin = bisect_left(free.indexes, start)
+            for literal in free.unique_finals:
+                last_at(memo, path, literal)
+            limits = map(max, map(memo.__getitem__, free.finals[begin:]), repeat(0))
+            found = map(path.find, free.befores[begin:], repeat(position), limits)
+            out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
+        if anchored.indexes:
+            after = anchored.after(path, position, memo, start)
+            finals = anchored.finals[after[0] :]
+            room = map(le, after[1], map(sub, repeat(len(path)), anchored.lengths[after[0] :]))
+            out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
+        return out
+
+
+class _TailGroup:
+    """The unanchored or the anchored rules of a `_Tails`, as parallel lists."""
+
+    __slots__ = (
+        "before_lengths",
+        "befores",
+        "finals",
+        "indexes",
+        "lengths",
+        "unique_befores",
+        "unique_finals",
+    )
+
+    def __init__(self, rules: list[tuple[int, str, str]]) -> None:
+        self.indexes = [index for index, _, _ in rules]
+        self.befores = [before for _, before, _ in rules]
+        self.finals = [final for _, _, final in rules]
+        self.before_lengths = list(map(len, self.befores))
+        self.lengths = list(map(len, self.finals))
+        self.unique_befores = tuple(set(self.befores))
+        self.unique_finals = tuple(set(self.finals))
+
+    def after(self, path: str, position: int, memo: LastAt, start: int) -> tuple[int, list[int]]:
+        """Where the group's rules from `start` begin, and for each the lower bound after its literal
+        before the last (an absent literal gives a bound below its real one: the test still passes)."""
+        begin = bisect_left(self.indexes, start)
+        firsts = {literal: path.find(literal, position) for literal in self.unique_befores}
+        found = map(firsts.__getitem__, self.befores[begin:])
+        return begin, list(map(add, found, self.before_lengths[begin:]))
+
+
+class WildcardTrie:
+    """The best-ranked rule of many wildcard rules that matches a path, searching shared prefixes once."""
+
+    __slots__ = (
+        "_asked",
+        "_entered",
+        "_head_index",
+        "_heads",
+        "_lock",
+        "_patterns",
+        "_raw_tails",
+        "_rule_of",
+    )
+
+    def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
+        """`patterns`: (pattern, key) pairs, none a `$` pattern without `*`; `rule_of(key)`: the rule."""
+        self._rule_of = rule_of
+        self._patterns: tuple[tuple[str, int], ...] = tuple(patterns)
+        self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
+        self._asked = False  # the first check only walks: a set asked once never pays for a trie
+        self._raw_tails: _Tails | None = None
+        self._heads: tuple[_Node, ...] = ()
+        self._head_index: dict[str, _Node] = {}
+        self._lock = threading.Lock()
+
+    def _enter(self, limit: int) -> int:
+        """Split up to `limit` raw patterns (at least one) into the head nodes; growth only."""
+        entered = self._entered
+        taken = self._patterns[entered : entered + max(limit, 1)]
+        groups: dict[str, list[Entry]] = {}
+        for pattern, key in taken:
+            entry = trie_entry(pattern, key)
+            assert entry is not None  # the caller keeps exact `$` patterns out
+            groups.setdefault(entry[0], []).append(entry)
+        index = self._head_index
+        for head, entries in groups.items():
+            found = index.get(head)
+            if found is None:
+                index[head] = _Node(head, 0, entries)
+            else:
+                found.add(entries)
+        heads = sorted(index.values(), key=_longest, reverse=True)
+        self._heads = tuple(heads)
+        self._entered = entered + len(taken)
+        return len(taken)
+
+    def best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
+        """The rule that outranks `best` and every other matching rule of the trie, else `best`."""
+        lock = self._lock
+        growing = memo.budget > 0 and lock.acquire(blocking=False)
+        try:
+            if growing and self._entered < len(self._patterns) and self._asked:
+                memo.budget -= ENTER_COST * self._enter(memo.budget // ENTER_COST)
+            self._asked = True
+            return self._best(path, best, memo, growing)
+        finally:
+            if growing:
+                lock.release()
+
+    def _best_raw(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+        """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk."""
+        entered, patterns = self._entered, self._patterns
+        raw_tails = self._raw_tails
+        if raw_tails is None:
+            raw_tails = self._raw_tails = _Tails.of_patterns([pattern for pattern, _ in patterns])
+        passing = raw_tails.passing(path, 0, memo, entered)
+        if len(passing) > RAW_WALKS and growing:
+            # Walking them would cost a Python step per segment: splitting them into the trie
+            # costs less, and they then share their searches. This check pays for the split past
+            # its budget and keeps the budget to grow the trie's first levels, which is what
+            # spares it the walks.
+            self._enter(len(patterns))
+            return best
+        best_length = -1 if best is None else len(best.pattern)
+        for index in passing:
+            pattern, key = patterns[index]
+            if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
+                rule = self._rule_of(key)
+                if outranks(rule, best):
+                    best, best_length = rule, len(pattern)
+        return best
+
+    def _best(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+        if self._entered < len(self._patterns):
+            best = self._best_raw(path, best, memo, growing)
+        rule_of = self._rule_of
+        best_length = -1 if best is None else len(best.pattern)
+        stack: list[tuple[_Node, int]] = []
+        for head in self._heads:
+            if head.longest < best_length:
+                break
+            if path.startswith(head.segment):
+                stack.append((head, len(head.segment)))
+        find = path.find
+        while stack:
+            node, position = stack.pop()
+            if node.longest < best_length:
+                continue  # nothing below can outrank the best match found since it was pushed
+            if growing and memo.budget > 0 and node.state[6]:
+                memo.budget -= node.grow(memo.budget)
+            chain, depth, children, solos, ends, tails, pending = node.state
+            for segment in chain:
+                found = find(segment, position)
+                if found < 0:
+                    break
+                position = found + len(segment)
+            else:
+                for entry in (*pending, *solos):
+                    if entry[3] >= best_length and _walk(entry, depth, path, position, memo):
+                        rule = rule_of(entry[4])
+                        if outranks(rule, best):
+                            best, best_length = rule, entry[3]
+                for key in ends:
+                    rule = rule_of(key)
+                    if outranks(rule, best):
+                        best, best_length = rule, len(rule.pattern)
+                for tail, key in tails:
+                    if len(path) - len(tail) >= position and path.endswith(tail):
+                        rule = rule_of(key)
+                        if outranks(rule, best):
+                            best, best_length = rule, len(rule.pattern)
+                for child in children:
+                    if child.longest < best_length:
+                        break  # longest first: no later child can outrank the best match either
+                    segment = child.segment
+                    found = find(segment, position)
+                    if found >= 0:
+                        stack.append((child, found + len(segment)))
+        return best

@@ -1,0 +1,243 @@
+"""Deep wildcard rule sets (issue 15's near misses) decide exactly as the plain greedy matcher does.
+
+The trie (`core.wildcards`), the tail test and the per-check memos (`core.glob`) are held to a
+reference that shares no code with them: each pattern as a backtracking regular expression, which is
+exact (and fast enough on these tiny inputs). Thresholds and budgets are forced low so that small
+random rule sets take every branch: rules walked before they are split, a trie grown a few rules per
+check, solos, ends, `$` tails, and checks from several threads while it grows.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robotskit
+from robotskit.core import glob as _glob
+from robotskit.core import pattern as _pattern
+from robotskit.core import wildcards as _wildcards
+from robotskit.core.glob import LastAt, find_after, glob_match, last_at, split_pattern
+from robotskit.core.model import Rule, RuleKind
+from robotskit.core.pattern import RuleSet
+from robotskit.core.wildcards import WildcardTrie
+
+# Deep patterns over a tiny alphabet: many share segment prefixes, many almost match.
+_PIECE = st.sampled_from(["a", "b", "ab", "ba", "aa", "", "/", "$"])
+_PATTERN = st.builds(
+    lambda head, pieces, anchor: head + "*".join(pieces) + anchor,
+    st.sampled_from(["/", "/a", "", "/*", "/b"]),
+    st.lists(_PIECE, min_size=0, max_size=9),
+    st.sampled_from(["", "", "$"]),
+).filter(lambda p: p[:1] in ("/", "*"))
+_PATH = st.lists(st.sampled_from(["a", "b", "/", "ab", "$", "*"]), max_size=14).map(
+    lambda p: "/" + "".join(p)
+)
+
+
+def _regex_matches(pattern: str, path: str) -> bool:
+    """The reference: `*` as `.*` and a final `$` as the end, matched at the path's start (backtracking)."""
+    anchored = pattern.endswith("$")
+    body = pattern[:-1] if anchored else pattern
+    source = ".*".join(map(re.escape, body.split("*"))) + (r"\Z" if anchored else "")
+    return re.match(source, path, re.DOTALL) is not None
+
+
+def _reference(rules: list[Rule], path: str) -> Rule | None:
+    """RFC 9309 2.2.2: the longest matching pattern; allow on equal length; then the earliest line."""
+    best: Rule | None = None
+    for rule in rules:
+        if rule.pattern[:1] in ("/", "*") and _regex_matches(rule.pattern, path):
+            key = (len(rule.pattern), rule.kind is RuleKind.ALLOW, -rule.line)
+            if best is None or key > (len(best.pattern), best.kind is RuleKind.ALLOW, -best.line):
+                best = rule
+    return best
+
+
+def _rules(patterns: list[tuple[str, bool]]) -> list[Rule]:
+    return [
+        Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
+        for i, (p, allow) in enumerate(patterns)
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PATTERN, _PATH)
+def test_glob_match_with_tail_test_equals_regex(pattern: str, path: str) -> None:
+    """Property: the greedy matcher with its tail test, with and without the check's memo, is exact."""
+    segments, anchored = split_pattern(pattern)
+    expected = _regex_matches(pattern, path)
+    assert glob_match(segments, anchored, path) is expected
+    memo = LastAt()
+    assert glob_match(segments, anchored, path, memo) is expected
+    assert glob_match(segments, anchored, path, memo) is expected  # memo warm
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "ab", "b", "ba", ""]), st.integers(0, 16)), max_size=30), _PATH
+)
+def test_memos_equal_plain_searches(asks: list[tuple[str, int]], path: str) -> None:
+    """Property: `find_after` and `last_at` answer every sequence of asks as `str.find` / `str.rfind` do."""
+    memo = LastAt()
+    for literal, start in asks:
+        assert find_after(memo, path, literal, start) == path.find(literal, start)
+        assert last_at(memo, path, literal) == path.rfind(literal)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(_PATTERN, st.booleans()), min_size=1, max_size=16),
+    st.lists(_PATH, min_size=1, max_size=6),
+    st.integers(1, 6),
+    st.sampled_from([0, 1, 64]),
+)
+def test_trie_equals_reference_while_it_grows(
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int
+) -> None:
+    """Property: with a tiny growth budget, the trie's answer equals the reference at every check
+    (raw patterns walked after the bulk tail test or split at once, pending rules, chains and their
+    splits, solos, ends and `$` tails), until fully grown."""
+    rules = [
+        rule for rule in _rules(patterns) if not (rule.pattern.endswith("$") and "*" not in rule.pattern)
+    ]
+    if not rules:
+        return
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    with mock.patch.object(LastAt, "budget", budget), mock.patch.object(_wildcards, "RAW_WALKS", raw_walks):
+        for path in paths * 6:
+            assert trie.best(path, None, LastAt()) == _reference(rules, path), path
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_PATTERN, st.booleans()), min_size=1, max_size=16),
+    st.lists(_PATH, min_size=1, max_size=5),
+    st.integers(1, 4),
+    st.booleans(),
+)
+def test_rule_sets_with_tries_equal_reference(
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, big: bool
+) -> None:
+    """Property: rule sets whose wildcard rules go to tries (the per-bucket index of a small set, or
+    the flat index of a big one, plain and deferred) decide as the reference does, check after check."""
+    rules = _rules(patterns)
+    forced = {"TRIE_SEGMENTS": 0, "TRIE_DEPTH": 1, "INDEX_AFTER": 2, "SMALL_RULE_SET": 4}
+    if big:
+        forced |= {"BIG_SET": 0, "SPECIAL_CHUNK": 2}
+    small = mock.patch.object(_wildcards, "RAW_WALKS", 1)
+    with mock.patch.multiple(_pattern, **forced), mock.patch.object(LastAt, "budget", budget), small:
+        plain = RuleSet(rules)
+        deferred = RuleSet.deferred(
+            "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
+        )
+        for path in paths * 4:
+            expected = _reference(rules, path)
+            assert plain.best(path) == expected, path
+            assert deferred.best(path) == expected, path
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["Allow", "Disallow"]), _PATTERN), max_size=12),
+    st.lists(_PATH.filter(lambda p: "\n" not in p), min_size=1, max_size=4),
+    st.sampled_from(["rfc9309", "google"]),
+)
+def test_allowed_with_tries_equals_decide(
+    lines: list[tuple[str, str]], paths: list[str], profile: str
+) -> None:
+    """Property: through `allowed`, with the trie thresholds forced low, every verdict is `decide`'s."""
+    body = "User-agent: *\n" + "".join(f"{kind}: {value}\n" for kind, value in lines)
+    expected = {path: robotskit.parse(body, profile).decide(path).allowed for path in paths}
+    with mock.patch.multiple(_pattern, TRIE_SEGMENTS=0, TRIE_DEPTH=1, BIG_SET=0, INDEX_AFTER=2):
+        robots = robotskit.parse(body, profile)
+        for path in paths * 4:
+            assert robots.allowed(path) is expected[path], path
+
+
+def test_trie_from_threads_while_growing_equals_reference() -> None:
+    """Eight threads checking one big set of deep, prefix-sharing rules while its trie grows a few
+    rules per check get the reference's answers."""
+    heads = ["/*a*b*a", "/*b*a*b", "/x*a*a"]
+    patterns = [
+        f"{heads[i % 3]}{'*ab' * (i % 5)}{'*b' * (i % 4)}*{'a' * (1 + i % 3)}{'$' if i % 7 == 0 else ''}"
+        for i in range(300)
+    ]
+    rules = [
+        Rule(i + 1, RuleKind.ALLOW if i % 4 == 0 else RuleKind.DISALLOW, p) for i, p in enumerate(patterns)
+    ]
+    paths = [
+        "/" + "".join("ab"[(i >> bit) & 1] * (1 + bit % 3) for bit in range(12)) + ("a" * (i % 4))
+        for i in range(60)
+    ] + ["/x" + "a" * i + "b" for i in range(10)]
+    expected = {path: _reference(rules, path) for path in paths}
+    wrong: list[str] = []
+    with mock.patch.multiple(_pattern, TRIE_DEPTH=2), mock.patch.object(LastAt, "budget", 7):
+        index = RuleSet(rules)
+        assert index.size > _pattern.BIG_SET
+
+        def run(offset: int) -> None:
+            for i in range(len(paths) * 3):
+                path = paths[(i * 7 + offset) % len(paths)]
+                if index.best(path) != expected[path]:
+                    wrong.append(path)
+
+        threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert index._flat is not None and index._flat._trie is not None
+    assert wrong == []
+
+
+def test_trie_grows_within_its_budget() -> None:
+    """A check sorts at most about its budget of rules into the trie: the first check only walks,
+    later checks enter and sort a budget's worth each, until every node the path reaches is grown
+    (nodes it never reaches are never paid for)."""
+    rules = [
+        Rule(i + 1, RuleKind.DISALLOW, "/*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a") for i in range(400)
+    ]
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    path = "/" + "a" * 40 + "b" * 10
+    assert trie.best(path, None, LastAt()) is None
+    assert trie._entered == 0  # the first check walked the raw patterns in bulk
+    spent = []
+    for _ in range(40):
+        memo = LastAt()
+        assert trie.best(path, None, memo) is None
+        spent.append(LastAt.budget - memo.budget)
+    assert trie._entered == len(rules)
+    assert max(spent) <= LastAt.budget + len(rules)  # one node sorted whole at most
+    assert spent[-1] == 0 and len([s for s in spent if s]) >= 2  # grown over several checks, then done
+
+
+def test_deep_near_misses_share_searches() -> None:
+    """The reason for the trie: 300 near-miss rules that share a run of 40 `*a` segments cost one
+    search per trie node once grown, far fewer than one per segment of every rule."""
+    rules = [
+        Rule(i + 1, RuleKind.DISALLOW, "/" + "*a" * (40 + i % 30) + "*b" + "*a" * (1 + i // 30))
+        for i in range(300)
+    ]
+    path = "/" + "a" * 80 + "b" + "c" * 500  # the a-run fits, the b fits, no `a` after it
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    for _ in range(60):
+        assert trie.best(path, None, LastAt()) is None
+    assert trie._entered == len(rules)  # (nodes the path never reaches stay pending: never paid for)
+    nodes, stack = 0, list(trie._heads)
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        stack.extend(node.state[2])
+    segments = sum(rule.pattern.count("*") for rule in rules)
+    assert nodes * 20 < segments
+
+
+def test_default_budget_is_used() -> None:
+    """The per-check budget is the documented default (guards against a test leaving it patched)."""
+    assert LastAt().budget == LastAt.budget == 600
+    assert _wildcards.ENTER_COST >= 1
+    assert _glob.TAIL_AFTER >= 3
