@@ -53,30 +53,30 @@ class Judgement:
     answer the first checks without the groups' `Rule`s (see `RuleSet.deferred`).
     """
 
-    __slots__ = ("_groups", "_view", "label", "positions", "rules")
+    __slots__ = ("_groups", "_source", "label", "positions", "rules")
 
     def __init__(
         self,
         label: str,
         rules: RuleSet | None,  # None: no group applies to this token
         *,
-        view: View | None = None,
+        source: GroupSource | None = None,
         positions: tuple[int, ...] = (),
         groups: tuple[Group, ...] | None = None,
     ) -> None:
         self.label = label
         self.rules = rules
         self.positions = positions
-        self._view = view
+        self._source = source
         self._groups = groups
 
     @property
     def groups(self) -> tuple[Group, ...]:
         groups = self._groups
         if groups is None:
-            view = self._view
-            assert view is not None
-            groups = self._groups = tuple(view.group(position) for position in self.positions)
+            source = self._source
+            assert source is not None
+            groups = self._groups = tuple(source.group(position) for position in self.positions)
         return groups
 
     @property
@@ -86,8 +86,8 @@ class Judgement:
 
     @property
     def group_lines(self) -> tuple[int, ...]:
-        if self._groups is None and self._view is not None:
-            groups = self._view._parsed.groups
+        if self._groups is None and self._source is not None:
+            groups = self._source.parsed.groups
             return tuple(line for position in self.positions for line, _ in groups[position].agents)
         return tuple(line for group in self.groups for line in group.agent_lines)
 
@@ -104,6 +104,49 @@ class Plan:
     chain: str = ""  # how an agent's fallback chain was followed ("" for agents without one)
 
 
+class GroupSource:
+    """A view's groups, their rules normalised for its profile when first asked for.
+
+    Judgements and deferred rule sets hold this rather than the view: the view holds them (its
+    plans and rule sets), so holding the view back would make a reference cycle, and a parsed
+    file would then wait for the cycle collector instead of being freed when dropped.
+    Idempotent caches: two threads racing build equal values.
+    """
+
+    __slots__ = ("_compiled", "_texts", "_tokens", "parsed", "profile")
+
+    def __init__(self, parsed: GroupedFile, profile: Profile, tokens: list[tuple[str, ...]]) -> None:
+        self.parsed = parsed
+        self.profile = profile
+        self._tokens = tokens
+        self._compiled: dict[int, Group] = {}  # groups whose rules were normalised, by position
+        self._texts: dict[int, _Texts] = {}  # groups' rule values and patterns, "\n"-joined
+
+    def group(self, position: int) -> Group:
+        """The group at `position`, its rules normalised for the profile (built on first use)."""
+        group = self._compiled.get(position)
+        if group is not None:
+            return group
+        raw = self.parsed.groups[position]
+        agent_lines, values = zip(*raw.agents, strict=True)  # a group has at least one user-agent line
+        group = Group(
+            index=position,
+            agents=self._tokens[position],
+            agent_lines=agent_lines,
+            raw_agents=tuple(map(to_text, values)),
+            rules=_compile_rules(raw.rules, self.profile, self.group_texts(position)),
+            line=agent_lines[0],
+        )
+        self._compiled[position] = group
+        return group
+
+    def group_texts(self, position: int) -> _Texts:
+        texts = self._texts.get(position)
+        if texts is None:
+            texts = self._texts[position] = _texts(self.parsed.groups[position].rules, self.profile)
+        return texts
+
+
 class View:
     """One profile family's reading of a parsed file.
 
@@ -114,14 +157,12 @@ class View:
     """
 
     __slots__ = (
-        "_compiled",
         "_diagnostics",
         "_parsed",
         "_plans",
         "_profile",
         "_rule_sets",
-        "_texts",
-        "_tokens",
+        "_source",
         "global_groups",
         "index",
         "preamble",
@@ -132,9 +173,7 @@ class View:
         self._profile = profile
         index: dict[str, list[int]] = {}
         global_groups: list[int] = []
-        self._compiled: dict[int, Group] = {}  # groups whose rules were normalised, by position
-        self._texts: dict[int, _Texts] = {}  # groups' rule values and patterns, "\n"-joined
-        self._tokens: list[tuple[str, ...]] = []  # every group's tokens, known from the start
+        group_tokens: list[tuple[str, ...]] = []  # every group's tokens, known from the start
         cache = group_token_cache(profile)
         for position, raw in enumerate(parsed.groups):
             agents = raw.agents
@@ -142,13 +181,13 @@ class View:
                 value = agents[0][1]
                 token = cache[value] if value in cache else cached_group_token(profile, cache, value)
                 if token is None:
-                    self._tokens.append(())
+                    group_tokens.append(())
                     continue
                 if token == "*":
                     global_groups.append(position)
                 else:
                     index.setdefault(token, []).append(position)
-                self._tokens.append((token,))
+                group_tokens.append((token,))
                 continue
             # dict, not list: a group may name thousands of agents (a set keeps this linear)
             tokens: dict[str, None] = {}
@@ -161,7 +200,8 @@ class View:
                     global_groups.append(position)
                 else:
                     index.setdefault(token, []).append(position)
-            self._tokens.append(tuple(tokens))
+            group_tokens.append(tuple(tokens))
+        self._source = GroupSource(parsed, profile, group_tokens)
         self.index: dict[str, tuple[int, ...]] = {token: tuple(found) for token, found in index.items()}
         self.global_groups: tuple[int, ...] = tuple(global_groups)
         self.preamble: Group | None = None
@@ -190,21 +230,7 @@ class View:
 
     def group(self, position: int) -> Group:
         """The group at `position`, its rules normalised for this profile (built on first use)."""
-        group = self._compiled.get(position)
-        if group is not None:
-            return group
-        raw = self._parsed.groups[position]
-        agent_lines, values = zip(*raw.agents, strict=True)  # a group has at least one user-agent line
-        group = Group(
-            index=position,
-            agents=self._tokens[position],
-            agent_lines=agent_lines,
-            raw_agents=tuple(map(to_text, values)),
-            rules=_compile_rules(raw.rules, self._profile, self._group_texts(position)),
-            line=agent_lines[0],
-        )
-        self._compiled[position] = group
-        return group
+        return self._source.group(position)
 
     @property
     def groups(self) -> tuple[Group, ...]:
@@ -250,18 +276,15 @@ class View:
         return tuple(sorted(specific)) if specific else self.global_groups
 
     def _group_texts(self, position: int) -> _Texts:
-        texts = self._texts.get(position)
-        if texts is None:
-            texts = self._texts[position] = _texts(self._parsed.groups[position].rules, self._profile)
-        return texts
+        return self._source.group_texts(position)
 
     def _judgement(self, label: str, positions: tuple[int, ...]) -> Judgement:
         if not positions:
-            return Judgement(label, None, view=self, positions=positions)
+            return Judgement(label, None, source=self._source, positions=positions)
         rules = self._rule_sets.get(positions)
         if rules is None:
             rules = self._rule_sets[positions] = self._rule_set(positions)
-        return Judgement(label, rules, view=self, positions=positions)
+        return Judgement(label, rules, source=self._source, positions=positions)
 
     def _rule_set(self, positions: tuple[int, ...]) -> RuleSet:
         """The merged rules of the groups at `positions`, deferred when their patterns allow."""
@@ -281,8 +304,10 @@ class View:
             else tuple(chain.from_iterable(groups[p].rules for p in used))
         )
 
+        source = self._source  # not `self`: a rule set that held its view would make a cycle
+
         def build() -> Iterable[Rule]:
-            return chain.from_iterable(self.group(position).rules for position in used)
+            return chain.from_iterable(source.group(position).rules for position in used)
 
         def rule_at(index: int, pattern: str) -> Rule:
             line, allow, value = sources[index]
