@@ -10,6 +10,7 @@ endings; and check that it declines what it cannot read exactly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -210,6 +211,25 @@ def test_line_endings_do_not_change_the_first_check(
         for end in (b"\n", b"\r\n", b"\r")
     }
     assert len(answers) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_robots_txt(), _plain_robots_txt()), _PROFILES, _AGENTS, _URLS)
+def test_the_input_form_does_not_change_the_first_check(
+    data: bytes, profile: str, agent: str | None, url: str
+) -> None:
+    """Property: bytes, bytearray, memoryview, the text whose UTF-8 is these bytes and a `max_bytes`
+    below the 500 KiB floor all get the verdict `decide` gives the bytes; a BOM in front, the one
+    `decide` gives those bytes."""
+    expected = _reference(data, profile, agent, url)
+    forms: list[bytes | bytearray | memoryview | str] = [data, bytearray(data), memoryview(data)]
+    with contextlib.suppress(UnicodeDecodeError):  # text only where the bytes are UTF-8
+        forms.append(data.decode("utf-8"))
+    for form in forms:
+        assert robotskit.parse(form, profile).allowed(url, agent) is expected, type(form).__name__
+    assert robotskit.parse(data, profile, max_bytes=16).allowed(url, agent) is expected, "max_bytes"
+    bom = b"\xef\xbb\xbf" + data
+    assert robotskit.parse(bom, profile).allowed(url, agent) is _reference(bom, profile, agent, url), "BOM"
 
 
 @settings(max_examples=300, deadline=None)
