@@ -234,3 +234,42 @@ def test_runs_on_one_cluster_never_share_facts(
     run_batch(warc_set[0], reference, other, scheduler="sync")
     assert pq.read_table(out).to_pylist() == pq.read_table(reference).to_pylist()
     assert not list(out.with_name(out.name + ".parts").glob("facts-*")), "the run's store is deleted"
+
+
+def test_quiet_cluster_settings_are_dask_settings() -> None:
+    """Every setting the run's own LocalCluster gets is a key dask knows (a renamed key would be
+    silently ignored), and none is a value dask already has by default (it would change nothing)."""
+    import dask
+    import distributed  # noqa: F401 - loads distributed's defaults into dask.config
+
+    from robotskit.batch.runner import QUIET_CLUSTER
+
+    for key, value in QUIET_CLUSTER.items():
+        default = dask.config.get(key)  # raises KeyError for a key dask does not have
+        assert default != value, key
+
+
+@pytest.mark.slow
+def test_local_scheduler_workers_run_with_the_quiet_settings(tmp_path: Path, config: BatchConfig) -> None:
+    """`scheduler="local"` starts its workers with QUIET_CLUSTER (no stack sampling, slow ticks)."""
+    import dask
+    import distributed
+
+    from robotskit.batch import runner
+
+    seen: list[dict[str, object]] = []
+    start = distributed.LocalCluster
+
+    def spying_cluster(*args: Any, **kwargs: Any) -> Any:
+        cluster = start(*args, **kwargs)
+        with distributed.Client(cluster) as client:
+            seen.extend(client.run(lambda: {k: dask.config.get(k) for k in runner.QUIET_CLUSTER}).values())
+        return cluster
+
+    warc = tmp_path / "one.warc.gz"
+    build_warc(warc, corpus_files(3, start=300))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(distributed, "LocalCluster", spying_cluster)
+        run_batch([warc], tmp_path / "r.parquet", config, scheduler="local", workers=1)
+    assert seen == [dict(runner.QUIET_CLUSTER)]
+    assert dask.config.get("distributed.worker.profile.enabled") is True  # the caller's config is untouched
