@@ -273,3 +273,20 @@ def test_local_scheduler_workers_run_with_the_quiet_settings(tmp_path: Path, con
         run_batch([warc], tmp_path / "r.parquet", config, scheduler="local", workers=1)
     assert seen == [dict(runner.QUIET_CLUSTER)]
     assert dask.config.get("distributed.worker.profile.enabled") is True  # the caller's config is untouched
+
+
+def test_units_go_out_largest_first(tmp_path: Path) -> None:
+    """Dask gets the biggest WARC file first, then smaller ones; chunks by their item count; a
+    missing file last; equal units in input order."""
+    from robotskit.batch.inputs import InputUnit, Item
+    from robotskit.batch.runner import largest_first
+
+    sizes = {"a": 10, "b": 300, "c": 300, "d": 50}
+    units = []
+    for name, size in sizes.items():
+        (tmp_path / f"{name}.warc.gz").write_bytes(b"x" * size)
+        units.append((name, InputUnit("warc", str(tmp_path / f"{name}.warc.gz"))))
+    units.append(("gone", InputUnit("warc", str(tmp_path / "gone.warc.gz"))))
+    assert [uid for uid, _ in largest_first(units)] == ["b", "c", "d", "a", "gone"]
+    chunks = [(str(n), InputUnit("dir", "d", tuple(Item(str(i), "") for i in range(n)))) for n in (2, 200, 7)]
+    assert [uid for uid, _ in largest_first(chunks)] == ["200", "7", "2"]

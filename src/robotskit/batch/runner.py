@@ -314,7 +314,7 @@ def _execute(
         store = str(parts / STORE.format(token=token))
         how = _How(config, fetch, store, str(parts), (str(probe), token), token[:12])
         slots = window or 2 * max(1, sum(client.nthreads().values()))
-        pending = iter(todo)
+        pending = iter(largest_first(todo))
         running: dict[Any, tuple[str, InputUnit]] = {}
         futures = dask.as_completed()
         for uid, unit in _take(pending, slots):
@@ -357,6 +357,23 @@ def _quiet() -> Iterator[None]:
         yield
     finally:
         logger.setLevel(level)
+
+
+def largest_first(todo: list[tuple[str, InputUnit]]) -> list[tuple[str, InputUnit]]:
+    """The units, biggest first (a WARC file by its size, a chunk by its items), so that the run
+    does not end on one worker finishing a big unit while the others wait (longest processing
+    time first). Only the order of submission changes: the results file keeps the input order."""
+
+    def weight(entry: tuple[str, InputUnit]) -> int:
+        unit = entry[1]
+        if unit.kind != "warc":
+            return len(unit.items)
+        try:
+            return Path(unit.path).stat().st_size
+        except OSError:
+            return 0  # it will become an error row, fast
+
+    return sorted(todo, key=weight, reverse=True)  # stable: equal units keep their order
 
 
 def _take(items: Iterator[tuple[str, InputUnit]], count: int) -> list[tuple[str, InputUnit]]:
