@@ -36,7 +36,7 @@ import robotskit
 from robotskit.batch import BatchConfig, default_agents
 from robotskit.batch.analyze import analyzer_for, forget
 from robotskit.batch.inputs import discover
-from robotskit.batch.runner import QUIET_CLUSTER, process_unit, run_batch
+from robotskit.batch.runner import local_cluster, process_unit, run_batch
 from robotskit.batch.warc import records
 
 HERE = Path(__file__).resolve().parent
@@ -146,17 +146,8 @@ def batch_local(warcs: list[Path], out: Path, config: BatchConfig, workers: int)
 
     parts = out.with_name(out.name + ".parts")
     shutil.rmtree(parts, ignore_errors=True)
-    import dask  # noqa: PLC0415
-
     with (
-        dask.config.set(QUIET_CLUSTER),  # as `--scheduler local` starts its cluster
-        distributed.LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False},
-        ) as cluster,
+        local_cluster(workers) as cluster,  # the cluster `--scheduler local` starts
         distributed.Client(cluster) as client,
     ):
         client.run(lambda: __import__("robotskit.batch.runner"))  # warm imports, not timed

@@ -12,7 +12,7 @@ import robotskit
 from robotskit.batch import BatchConfig, load_agents
 from robotskit.batch.inputs import discover
 from robotskit.batch.output import SCHEMA, sample_paths
-from robotskit.batch.runner import process_unit, run_batch, unit_part
+from robotskit.batch.runner import local_cluster, process_unit, run_batch, unit_part
 from tests.batch.conftest import PATHS, Capture, build_warc, corpus_files, corrupt_copy
 
 
@@ -217,16 +217,7 @@ def test_runs_on_one_cluster_never_share_facts(
     distributed = pytest.importorskip("distributed")
     other = BatchConfig(agents=config.agents, paths=("/other/",))
     out = tmp_path / "r.parquet"
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False},
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with local_cluster(1) as cluster, distributed.Client(cluster) as client:
         first = run_batch(warc_set[0], out, config, scheduler=client)
         second = run_batch(warc_set[0], out, other, scheduler=client)
     assert first.result_bytes == second.result_bytes == 0

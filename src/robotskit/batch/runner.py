@@ -288,19 +288,7 @@ def _execute(
     if isinstance(scheduler, dask.Client):
         client = scheduler
     elif scheduler == "local":
-        import dask as dask_core  # noqa: PLC0415 - the batch extra
-
-        # The cluster is ours and has no dashboard: its workers need not sample their own
-        # stacks or poll the machine as often (the Nanny hands this config to each worker).
-        with _workers_ignore_ctrl_c(), dask_core.config.set(QUIET_CLUSTER):
-            cluster = dask.LocalCluster(
-                n_workers=workers or os.cpu_count() or 1,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
-                silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
-            )
+        cluster = local_cluster(workers)
         client = dask.Client(cluster)
         owned = [client, cluster]
     else:
@@ -331,6 +319,26 @@ def _execute(
             for thing in owned:
                 with contextlib.suppress(Exception):
                     thing.close()
+
+
+def local_cluster(workers: int | None = None) -> Any:
+    """The Dask LocalCluster `scheduler="local"` starts: one single-threaded worker process per
+    core (or `workers`), no dashboard, QUIET_CLUSTER settings, workers deaf to Ctrl-C."""
+    import dask  # noqa: PLC0415 - the batch extra
+    import distributed  # noqa: PLC0415
+
+    engine: Any = distributed  # distributed ships no type hints
+    # The cluster is ours and has no dashboard: its workers need not sample their own stacks or
+    # poll the machine as often (the Nanny hands this config to each worker process).
+    with _workers_ignore_ctrl_c(), dask.config.set(QUIET_CLUSTER):
+        return engine.LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
+            silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
+        )
 
 
 @contextlib.contextmanager
