@@ -281,3 +281,35 @@ def test_units_go_out_largest_first(tmp_path: Path) -> None:
     assert [uid for uid, _ in largest_first(units)] == ["b", "c", "d", "a", "gone"]
     chunks = [(str(n), InputUnit("dir", "d", tuple(Item(str(i), "") for i in range(n)))) for n in (2, 200, 7)]
     assert [uid for uid, _ in largest_first(chunks)] == ["200", "7", "2"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("empty.warc.gz", b"", "empty file"),
+        # a blank line, then junk: warcio yields a record of no type, and no error
+        ("junk.warc", b"\n" + bytes(range(14, 256)) * 12, "no WARC response record"),
+        ("requests-only.warc", b"", "no WARC response record"),
+    ],
+)
+def test_a_file_with_no_response_record_is_one_error_row(
+    tmp_path: Path, config: BatchConfig, name: str, content: bytes, reason: str
+) -> None:
+    """An input that yields nothing (empty, junk warcio takes for ARC, a WARC without responses)
+    is one row with the reason, never silently absent from the results."""
+    path = tmp_path / name
+    if name == "requests-only.warc":
+        from warcio.warcwriter import WARCWriter
+
+        with path.open("wb") as fh:
+            writer = WARCWriter(fh, gzip=False)
+            record = writer.create_warc_record("http://example.com/robots.txt", "request", payload=None)
+            writer.write_record(record)
+    else:
+        path.write_bytes(content)
+    out = tmp_path / "r.parquet"
+    run_batch([path], out, config, scheduler="sync")
+    rows = pq.read_table(out).to_pylist()
+    assert len(rows) == 1
+    assert rows[0]["outcome"] is None and reason in rows[0]["error"]
+    assert rows[0]["source"] == str(path)

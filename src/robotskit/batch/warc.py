@@ -66,7 +66,26 @@ class _NotCaptured(Exception):
 
 
 def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
-    """Every `response` record of one WARC file as a capture, in file order (deferred ones last)."""
+    """Every `response` record of one WARC file as a capture, in file order (deferred ones last).
+
+    A file that gives no row at all (empty, or nothing in it is a response record: random bytes
+    that warcio takes for an old ARC header, a WARC of request records only) gives one error row
+    instead, so that no input vanishes from the results without a word.
+    """
+    rows = 0
+    for capture in _read_warc(path, max_bytes):
+        rows += 1
+        yield capture
+    if not rows:
+        try:
+            empty = Path(path).stat().st_size == 0
+        except OSError:
+            empty = False
+        reason = "empty file" if empty else "no WARC response record in this file"
+        yield Capture(source=path, record=0, error=f"unreadable input: {reason}")
+
+
+def _read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
     index: dict[str, int] = {}
     deferred: list[_Response] = []
     for offset, record, error in records(path):
