@@ -251,7 +251,7 @@ def test_region_candidates_hold_every_rule_that_can_match(data: bytes, second: s
 
 def test_quick_verdict_declines_what_it_does_not_read() -> None:
     """Indented or misspelt user-agent lines, cut lines, the gemini profile and Agent objects
-    are left to the general path; so are many wildcard rules that may match."""
+    with more than a token are left to the general path; so are many wildcard rules that may match."""
     rfc = PROFILES["rfc9309"]
     url = "/x"
     assert (
@@ -267,10 +267,15 @@ def test_quick_verdict_declines_what_it_does_not_read() -> None:
         first_check.quick_verdict(b"User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, gemini, "a", url)
         is None
     )
-    agent = robotskit.Agent("a")
-    assert (
-        first_check.quick_verdict(b"User-agent: *\nDisallow: /\n", DEFAULT_MAX_BYTES, rfc, agent, url) is None
-    )
+    body = b"User-agent: *\nDisallow: /\n"
+    for agent in (
+        robotskit.Agent("a", aliases=["b"]),
+        robotskit.Agent("a", fallbacks=["b"]),
+        robotskit.Agent(None, purposes=["archiver"]),
+    ):  # what more than one token decides is left to the plan
+        assert first_check.quick_verdict(body, DEFAULT_MAX_BYTES, rfc, agent, url) is None
+    # a plain Agent is read as its token is
+    assert first_check.quick_verdict(body, DEFAULT_MAX_BYTES, rfc, robotskit.Agent("a"), url) is False
     many = b"User-agent: *\n" + b"".join(b"Disallow: /*x%d\n" % i for i in range(100))
     assert first_check.quick_verdict(many, DEFAULT_MAX_BYTES, rfc, "a", "/x1x2x3x4x5x6x7x8x9x0") is None
     stars = b"User-agent: *\n" + b"Disallow: /*a*b*c*d*e*f*g*h*i*j*k\n" * 500  # 5,000 '*': hostile
@@ -353,3 +358,52 @@ def test_first_check_equals_decide_on_the_corpus(profile: str) -> None:
                 total += 1
                 answered += quick is not None
     assert answered > 0.9 * total
+
+
+_AGENT_OBJECTS = st.one_of(
+    st.builds(robotskit.Agent, _AGENTS.filter(lambda a: a is not None)),
+    st.builds(
+        lambda token, aliases, combine: robotskit.Agent(token, aliases=aliases, combine=combine),
+        _AGENTS.filter(lambda a: a is not None),
+        st.lists(st.sampled_from(["x", "a", "b", "googlebot", "nobody"]), max_size=2),
+        st.sampled_from(["merge", "most_restrictive"]),
+    ),
+    st.builds(
+        lambda token, fallbacks: robotskit.Agent(token, fallbacks=fallbacks),
+        _AGENTS.filter(lambda a: a is not None),
+        st.lists(st.sampled_from(["googlebot", "x", "b", "nobody"]), max_size=2),
+    ),
+    st.just(robotskit.Agent(None, purposes=["archiver"])),
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(
+    st.one_of(_robots_txt(), _plain_robots_txt()),
+    _PROFILES,
+    st.lists(st.tuples(_AGENT_OBJECTS, _URLS), min_size=1, max_size=8),
+)
+@example(
+    b"User-agent: googlebot\nDisallow: /\n",
+    "rfc9309",
+    [(robotskit.Agent("x", fallbacks=["googlebot"]), "/a")],
+)
+@example(
+    b"User-agent: a\nDisallow: /x\nUser-agent: b\nAllow: /x\n",
+    "rfc9309",
+    [(robotskit.Agent("a", aliases=["b"], combine="most_restrictive"), "/x"), (robotskit.Agent("b"), "/x")],
+)
+def test_agent_objects_on_one_parse_equal_decide(
+    data: bytes, profile: str, asks: list[tuple[robotskit.Agent, str]]
+) -> None:
+    """Agent objects (plain, with aliases merged or judged alone, with fallbacks, purposes only)
+    asking one parse in turn, its first check included, get `decide`'s verdicts; a plain Agent
+    gets its token's. Agents that land in the same groups share one check, so the order of asking
+    must not matter either."""
+    robots = robotskit.parse(data, profile)
+    for agent, url in asks:
+        expected = robotskit.parse(data, profile).decide(url, agent).allowed
+        assert robots.allowed(url, agent) is expected, (agent, url)
+        if not agent.aliases and not agent.fallbacks and agent.token is not None:
+            assert robotskit.parse(data, profile).allowed(url, agent.token) is expected

@@ -20,7 +20,8 @@ means "left to the general path", for what these readings do not cover:
 - `quick_verdict`: a line holding "agent" that is not written `User-agent:` at its start but may
   be a user-agent line (indented, misspelt: the skeleton reads those exactly), a file whose
   lines the parser cuts (a NUL, an over-long line), the gemini profile (every token judged
-  alone, the preamble applies), an `Agent` object, a caller token that is empty or not ASCII;
+  alone, the preamble applies), an `Agent` with aliases, fallbacks or no token (a plain `Agent`
+  is read as its token), a caller token that is empty or not ASCII;
 - both: more than `_MAX_WILDCARDS` wildcard patterns left to try (a hostile file: the rule set
   bounds that cost).
 """
@@ -30,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from robotskit.core.agents import product_token
+from robotskit.core.agents import Agent, product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
 from robotskit.core.model import LineKind
 from robotskit.core.parser import GroupLike
@@ -73,13 +74,18 @@ _LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
 def quick_verdict(
     data: bytes | str, max_bytes: int, profile: Profile, agent: object, url: str
 ) -> bool | None:
-    """May `agent` (a string or None) fetch `url` under `profile`, `data` read as `parse_file`
-    reads it? None when left to the general path (see the module docstring)."""
+    """May `agent` (a string, an `Agent` with a token and no aliases or fallbacks, or None)
+    fetch `url` under `profile`, `data` read as `parse_file` reads it? None when left to the
+    general path (see the module docstring)."""
     if profile.judge_every_token or type(url) is not str:
         return None
     if agent is None:
         token = "*"
-    elif type(agent) is str:
+    else:
+        if type(agent) is not str:
+            if not isinstance(agent, Agent) or agent.aliases or agent.fallbacks or agent.token is None:
+                return None
+            agent = agent.token  # a plain Agent is judged as its token is (`as_agent`)
         key = (profile.reduce_caller_agent, agent)
         token = _CALLER_TOKENS.get(key, "")
         if not token:
@@ -89,8 +95,6 @@ def quick_verdict(
             if len(_CALLER_TOKENS) >= _MAX_JUDGED_LINES:  # bounded: callers may pass ever-new agents
                 _CALLER_TOKENS.clear()
             _CALLER_TOKENS[key] = token
-    else:
-        return None
     if type(data) is bytes and len(data) <= max_bytes and data[:1] != b"\xef":
         body = data  # (what `prepare` returns for it: no cut, no BOM)
     else:

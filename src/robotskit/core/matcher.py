@@ -157,6 +157,7 @@ class View:
     """
 
     __slots__ = (
+        "_agent_sets",
         "_diagnostics",
         "_parsed",
         "_plans",
@@ -210,6 +211,8 @@ class View:
             self.preamble = Group(-1, (), (), (), rules, line=0)
         self._diagnostics: tuple[Diagnostic, ...] | None = None
         self._plans: dict[tuple[str, str | Agent], Plan] = {}
+        # An `Agent` object's group set (or None: its plan judges several), by profile and agent.
+        self._agent_sets: dict[tuple[str, Agent], tuple[int, ...] | None] = {}
         # Agents that end up in the same groups share one RuleSet.
         self._rule_sets: dict[tuple[int, ...], RuleSet] = {}
 
@@ -249,19 +252,42 @@ class View:
         return plan
 
     def group_set(self, profile: Profile, agent: str | Agent | None) -> tuple[int, ...] | None:
-        """The positions of the groups judging a plain agent (a string or None) under `profile`,
-        without building its plan; None when the agent's plan may judge more than one group set
-        (an `Agent` object, or the gemini profile's every-token judgement). Two plain agents with
-        the same positions have plans with the same rule sets (`_make_plan`, one judgement)."""
+        """The positions of the groups judging `agent` under `profile` when its plan is one
+        judgement, without building the plan; None when it may judge more than one group set
+        (the gemini profile's every-token judgement, an `Agent` whose tokens are judged alone).
+        Two agents with the same positions have plans with the same rule sets (`_make_plan`)."""
         if profile.judge_every_token:
             return None
         if agent is None:
             return self.global_groups
         if type(agent) is not str:
-            return None
+            if not isinstance(agent, Agent):
+                return None
+            if agent.aliases or agent.fallbacks or agent.token is None:
+                return self._agent_set(profile, agent)
+            agent = agent.token  # a plain Agent is judged as its token is (`as_agent`)
         # `_groups_for([token])` for one token: an index entry is already its sorted positions
         token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
         return (self.index.get(token) if token != "*" else None) or self.global_groups
+
+    def _agent_set(self, profile: Profile, agent: Agent) -> tuple[int, ...] | None:
+        """`group_set` for an `Agent` object: the positions its one judgement reads, as
+        `_make_plan` finds them (its names as caller tokens, then its fallback chain), or None
+        when it has several tokens judged alone. Cached: a crawler asks with the same object."""
+        key = (profile.name, agent)
+        try:
+            return self._agent_sets[key]
+        except KeyError:
+            pass
+        names = [self._caller_token(profile, name) for name in agent.names]
+        names, _ = self._follow_chain(profile, agent, names)
+        positions = (
+            None if agent.combine == MOST_RESTRICTIVE and len(names) > 1 else self._groups_for(names or ["*"])
+        )
+        if len(self._agent_sets) >= _MAX_CACHED_PLANS:
+            self._agent_sets.clear()  # bounded like the plans: callers may make ever-new agents
+        self._agent_sets[key] = positions
+        return positions
 
     def _caller_token(self, profile: Profile, name: str) -> str:
         # SPEC 1: rfc9309 reduces the caller's user agent to its product token; google compares it as given.
