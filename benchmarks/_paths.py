@@ -72,6 +72,28 @@ def many_agents(
     }
 
 
+def many_agent_objects(sample: Sequence[_workloads.Sample], rounds: int) -> tuple[float, float]:
+    """robotskit's (g) with tokens and with `Agent.crawler` objects (fallback chains, as a
+    crawler table's user would pass them), side by side: µs per file, medians over rounds."""
+    import robotskit  # noqa: PLC0415 - robotskit is set up by _peers
+    from robotskit.core.crawlers import load_crawlers  # noqa: PLC0415
+
+    tokens: list[Any] = crawler_tokens()
+    agents: list[Any] = [robotskit.Agent.crawler(crawler.token) for crawler in load_crawlers()]
+    files = [(s.body, s.urls[0]) for s in sample if s.urls]
+    runs: dict[int, list[float]] = {0: [], 1: []}
+    for _ in range(rounds):
+        for which, asking in enumerate((tokens, agents)):
+            with NoGC():
+                t0 = now()
+                for body, url in files:
+                    parsed = robotskit.parse(body)
+                    for agent in asking:
+                        parsed.allowed(url, agent)
+                runs[which].append((now() - t0) / len(files) / 1000)
+    return statistics.median(runs[0]), statistics.median(runs[1])
+
+
 # --- the client ------------------------------------------------------------------------------------------
 
 
@@ -264,8 +286,18 @@ STALL_LIMIT_MS = 5.0  # issue 15: no check after the first over 5 ms on any file
 HOSTILE_LIMIT_MS = 1.0  # issue 15: every first and later check of a hostile file under 1 ms
 
 
-def render(result: ClientResult | None, stalls: Sequence[StallResult]) -> str:
+def render(
+    result: ClientResult | None, stalls: Sequence[StallResult], objects: tuple[float, float] | None = None
+) -> str:
     lines = []
+    if objects is not None:
+        lines += [
+            "one file, the crawler table x 1 URL (robotskit; parse included; median over rounds):",
+            f"  tokens (str)                 {objects[0]:7.1f} µs/file",
+            f"  Agent.crawler objects        {objects[1]:7.1f} µs/file  "
+            f"{objects[1] / objects[0]:.2f}x the tokens'",
+            "",
+        ]
     if result is not None:
         lines += [
             f"client on a cached host, {result.files} corpus files, a fresh URL per call (per file the "

@@ -114,11 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_paths:
         _say("(g) many agents: every crawler-table token, one URL each, per file")
         table["many_agents"] = _paths.many_agents(live, sample, rounds)
+        objects = _paths.many_agent_objects(sample, rounds) if "robotskit" in names else None
         _say("client on a cached host against RobotsTxt.allowed")
         client = _paths.client(sample[:: 3 if quick else 1], reps) if "robotskit" in names else None
         _say("stalls: worst single check of the first 2,000 (robotskit)")
         stalls = [_paths.stall(*case) for case in _paths.stall_cases(quick)] if "robotskit" in names else []
-        paths_text = _paths.render(client, stalls)
+        paths_text = _paths.render(client, stalls, objects)
 
     if not args.no_isolated and not args.paths_only:
         isolated = [
