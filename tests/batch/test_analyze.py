@@ -144,9 +144,32 @@ def test_workers_share_judged_bodies_through_the_run_store(tmp_path: Path) -> No
     first, second = Analyzer(config), Analyzer(config)
     first.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
     second.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
-    one, two = first.analyze(capture), second.analyze(capture)
+    one = first.analyze(capture)
+    first.shared.flush()  # as a unit's end does
+    two = second.analyze(capture)
     assert (first.misses, second.misses, second.shared_hits) == (1, 0, 1)
     assert one == two
     alone = Analyzer(config)
     alone.shared = SharedFacts(str(tmp_path / "no" / "such" / "dir" / "facts.sqlite"))
     assert alone.analyze(capture) == one and alone.misses == 1
+
+
+def test_the_run_store_writes_puts_in_batches_and_at_flush(tmp_path: Path) -> None:
+    """Puts reach the file 32 at a time (one transaction each) and the rest at `flush`; a
+    disabled store drops what is pending and answers nothing."""
+    from robotskit.batch import shared
+    from robotskit.batch.analyze import NO_AGENTS, Facts
+
+    facts = Facts(groups=1, rules=2, sitemaps=0, lint_ids=(), truncated=False, size=10, agents=NO_AGENTS)
+    writer = shared.SharedFacts(str(tmp_path / "facts.sqlite"))
+    reader = shared.SharedFacts(str(tmp_path / "facts.sqlite"))
+    for i in range(shared._BATCH + 1):
+        writer.put(b"k%d" % i, facts)
+    assert reader.get(b"k0") == facts and reader.get(b"k%d" % (shared._BATCH - 1)) == facts
+    assert reader.get(b"k%d" % shared._BATCH) is None  # pending
+    writer.flush()
+    assert reader.get(b"k%d" % shared._BATCH) == facts
+    writer.put(b"late", facts)
+    writer._disable()
+    writer.flush()
+    assert reader.get(b"late") is None and writer.get(b"k0") is None

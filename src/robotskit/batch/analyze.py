@@ -91,6 +91,8 @@ class FactsStore(Protocol):
 
     def put(self, key: bytes, facts: Facts) -> None: ...
 
+    def flush(self) -> None: ...
+
 
 @dataclass(slots=True)
 class Row:

@@ -108,6 +108,8 @@ def process_unit(
             rows.append(analyzer.analyze(failed))
             break
         rows.append(analyzer.analyze(capture))
+    if analyzer.shared is not None:
+        analyzer.shared.flush()  # what this unit judged, for the other workers' next units
     rows.sort(key=lambda row: (row.source, row.record))
     return output.to_table(rows, names, meta)
 
