@@ -217,18 +217,34 @@ class _Tails:
 
     __slots__ = ("_always", "_anchored", "_free")
 
-    def __init__(self, rules: Sequence[tuple[str | None, str, bool]]) -> None:
-        """`rules`: (literal before the last or None when too short, last literal, `$`-anchored)."""
-        self._always = [index for index, (before, _, _) in enumerate(rules) if before is None]
-        self._free = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and not a])
-        self._anchored = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and a])
+    def __init__(self, always: list[int], free: _TailGroup, anchored: _TailGroup) -> None:
+        self._always = always  # the indexes of the rules too short for the test
+        self._free = free
+        self._anchored = anchored
 
     @classmethod
     def of_patterns(cls, patterns: Sequence[str]) -> _Tails:
-        anchored = list(map(str.endswith, patterns, repeat("$")))
-        bodies = [pattern[:-1] if flag else pattern for pattern, flag in zip(patterns, anchored, strict=True)]
-        parts = map(str.rsplit, bodies, repeat("*"), repeat(2))
-        return cls([(p[-2] if len(p) == 3 else None, p[-1], a) for p, a in zip(parts, anchored, strict=True)])
+        """The test for `patterns` (rule i is pattern i), built in a few C-level passes: most sets
+        (every pattern of two `*` or more, none `$`-anchored) need no Python step per pattern."""
+        parts = list(map(str.rsplit, patterns, repeat("*"), repeat(2)))
+        count = len(parts)
+        if count and min(map(len, parts)) == 3:
+            _, befores, finals = zip(*parts, strict=True)
+            if "$" not in "".join(finals) or not any(map(str.endswith, finals, repeat("$"))):
+                return cls([], _TailGroup(range(count), befores, finals), _TailGroup(range(0), (), ()))
+        # The general case: (literal before the last or None, last literal, `$`-anchored) per rule.
+        always: list[int] = []
+        free: list[tuple[int, str, str]] = []
+        anchored: list[tuple[int, str, str]] = []
+        for index, part in enumerate(parts):
+            final = part[-1]
+            if len(part) < 3:
+                always.append(index)
+            elif final.endswith("$"):
+                anchored.append((index, part[1], final[:-1]))
+            else:
+                free.append((index, part[1], final))
+        return cls(always, _TailGroup.of_rules(free), _TailGroup.of_rules(anchored))
 
     def passing(self, path: str, position: int, memo: LastAt, start: int = 0) -> list[int]:
         """The indexes (from `start`) of the rules that pass the test, walked from `position`."""
@@ -239,13 +255,12 @@ class _Tails:
             # The final literal first: the one before it must end by the final's last occurrence,
             # a search bounded there (an absent final bounds it to nothing).
             begin = bisect_left(free.indexes, start)
-            for literal in free.unique_finals:
-                last_at(memo, path, literal)
-            limits = map(max, map(memo.__getitem__, free.finals[begin:]), repeat(0))
+            bounds = {literal: max(last_at(memo, path, literal), 0) for literal in free.uniques}
+            limits = map(bounds.__getitem__, free.finals[begin:])
             found = map(path.find, free.befores[begin:], repeat(position), limits)
             out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
         if anchored.indexes:
-            after = anchored.after(path, position, memo, start)
+            after = anchored.after(path, position, start)
             finals = anchored.finals[after[0] :]
             room = map(le, after[1], map(sub, repeat(len(path)), anchored.lengths[after[0] :]))
             out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
@@ -253,28 +268,33 @@ class _Tails:
 
 
 class _TailGroup:
-    """The unanchored or the anchored rules of a `_Tails`, as parallel lists."""
+    """The unanchored or the anchored rules of a `_Tails`, as parallel sequences: the rules'
+    indexes (ascending), literals before the last, and last literals (`$` dropped)."""
 
-    __slots__ = (
-        "before_lengths",
-        "befores",
-        "finals",
-        "indexes",
-        "lengths",
-        "unique_befores",
-        "unique_finals",
-    )
+    __slots__ = ("before_lengths", "befores", "finals", "indexes", "lengths", "unique_befores", "uniques")
 
-    def __init__(self, rules: list[tuple[int, str, str]]) -> None:
-        self.indexes = [index for index, _, _ in rules]
-        self.befores = [before for _, before, _ in rules]
-        self.finals = [final for _, _, final in rules]
-        self.before_lengths = list(map(len, self.befores))
-        self.lengths = list(map(len, self.finals))
-        self.unique_befores = tuple(set(self.befores))
-        self.unique_finals = tuple(set(self.finals))
+    def __init__(self, indexes: Sequence[int], befores: Sequence[str], finals: Sequence[str]) -> None:
+        self.indexes = indexes
+        self.befores = befores
+        self.finals = finals
+        self.uniques = tuple(set(finals))  # (the unanchored rules': each final searched once)
+        self.unique_befores: tuple[str, ...] = ()  # the anchored rules' (`of_rules`)
+        self.before_lengths: list[int] = []
+        self.lengths: list[int] = []
 
-    def after(self, path: str, position: int, memo: LastAt, start: int) -> tuple[int, list[int]]:
+    @classmethod
+    def of_rules(cls, rules: list[tuple[int, str, str]]) -> _TailGroup:
+        """A group of (index, literal before the last, last literal) rules: all anchored or none."""
+        if not rules:
+            return cls(range(0), (), ())
+        indexes, befores, finals = zip(*rules, strict=True)
+        group = cls(indexes, befores, finals)
+        group.unique_befores = tuple(set(befores))
+        group.before_lengths = list(map(len, befores))
+        group.lengths = list(map(len, finals))
+        return group
+
+    def after(self, path: str, position: int, start: int) -> tuple[int, list[int]]:
         """Where the group's rules from `start` begin, and for each the lower bound after its literal
         before the last (an absent literal gives a bound below its real one: the test still passes)."""
         begin = bisect_left(self.indexes, start)
