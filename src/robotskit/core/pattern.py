@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, repeat
-from operator import itemgetter, not_
+from operator import itemgetter, not_, or_
 
 from robotskit.core.glob import (
     LastAt,
@@ -272,8 +272,16 @@ class _Flat:
 
     def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule]) -> None:
         count = len(patterns)
-        first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
-        if len(first) < count:  # equal patterns: the rule that outranks the others decides
+        # Per pattern, its `*`s: one C-level pass, and the passes below read it (no Python step per rule).
+        stars = list(map(str.count, patterns, repeat("*")))
+        if "$" in "".join(patterns):  # (one C-level search usually spares the pass for `$` patterns)
+            special = list(compress(range(count), map(or_, stars, map(str.endswith, patterns, repeat("$")))))
+        else:
+            special = list(compress(range(count), stars))
+        first: dict[str, int] = {}
+        if len(special) < count:  # else no plain prefix: the dict would only repeat the special rules
+            first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
+        if first and len(first) < count:  # equal patterns: the rule that outranks the others decides
             repeated = {pattern for pattern, seen in Counter(patterns).items() if seen > 1}
             deciding: dict[str, Rule] = {}
             for position in compress(range(count), map(repeated.__contains__, patterns)):
@@ -282,25 +290,22 @@ class _Flat:
                 if _outranks(rule, deciding.get(pattern)):
                     deciding[pattern] = rule
                     first[pattern] = position
-        special = sorted(
-            {
-                *compress(range(count), map(str.__contains__, patterns, repeat("*"))),
-                *compress(range(count), map(str.endswith, patterns, repeat("$"))),
-            }
-        )
-        stars = list(map(str.count, map(patterns.__getitem__, special), repeat("*")))
-        deep = list(compress(special, map(TRIE_DEPTH.__le__, stars)))
+        deep = list(compress(range(count), map(TRIE_DEPTH.__le__, stars)))
         self._trie: WildcardTrie | None = None
         if len(deep) > 1:
-            special = list(compress(special, map(TRIE_DEPTH.__gt__, stars)))
-            self._trie = WildcardTrie(
-                list(zip(map(patterns.__getitem__, deep), deep, strict=True)),
-                lambda position: rule_at(position, patterns[position]),
+            deep_patterns = patterns
+            if len(deep) < count:
+                special = list(compress(special, map(TRIE_DEPTH.__gt__, map(stars.__getitem__, special))))
+                deep_patterns = list(map(patterns.__getitem__, deep))
+            else:
+                special = []
+            self._trie = WildcardTrie.of_patterns(
+                deep_patterns, deep, lambda position: rule_at(position, patterns[position])
             )
         self._patterns = patterns
         self._rule_at = rule_at
         self._first = first
-        self._lengths = tuple(sorted(set(map(len, patterns)) - {0}, reverse=True))
+        self._lengths = tuple(sorted(set(map(len, first)) - {0}, reverse=True))
         self._special = special
         self._calls = 0
         # (indexed chunks, where the rest of `special` starts, the rest's patterns "\n"-joined):

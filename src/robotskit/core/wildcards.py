@@ -311,6 +311,7 @@ class WildcardTrie:
         "_entered",
         "_head_index",
         "_heads",
+        "_keys",
         "_lock",
         "_patterns",
         "_raw_tails",
@@ -319,8 +320,22 @@ class WildcardTrie:
 
     def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
         """`patterns`: (pattern, key) pairs, none a `$` pattern without `*`; `rule_of(key)`: the rule."""
+        self._setup(tuple(map(itemgetter(0), patterns)), tuple(map(itemgetter(1), patterns)), rule_of)
+
+    @classmethod
+    def of_patterns(
+        cls, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]
+    ) -> WildcardTrie:
+        """The trie of `patterns[i]` with key `keys[i]` (as `__init__`): the sequences are kept as
+        given, so a big set's patterns are not copied (the caller never changes them)."""
+        trie = cls.__new__(cls)
+        trie._setup(patterns, keys, rule_of)
+        return trie
+
+    def _setup(self, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]) -> None:
         self._rule_of = rule_of
-        self._patterns: tuple[tuple[str, int], ...] = tuple(patterns)
+        self._patterns = patterns
+        self._keys = keys
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
         self._raw_tails: _Tails | None = None
@@ -331,9 +346,10 @@ class WildcardTrie:
     def _enter(self, limit: int) -> int:
         """Split up to `limit` raw patterns (at least one) into the head nodes; growth only."""
         entered = self._entered
-        taken = self._patterns[entered : entered + max(limit, 1)]
+        end = entered + max(limit, 1)
+        taken = self._patterns[entered:end]
         groups: dict[str, list[Entry]] = {}
-        for pattern, key in taken:
+        for pattern, key in zip(taken, self._keys[entered:end], strict=True):
             entry = trie_entry(pattern, key)
             assert entry is not None  # the caller keeps exact `$` patterns out
             groups.setdefault(entry[0], []).append(entry)
@@ -364,10 +380,10 @@ class WildcardTrie:
 
     def _best_raw(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
         """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk."""
-        entered, patterns = self._entered, self._patterns
+        entered, patterns, keys = self._entered, self._patterns, self._keys
         raw_tails = self._raw_tails
         if raw_tails is None:
-            raw_tails = self._raw_tails = _Tails.of_patterns([pattern for pattern, _ in patterns])
+            raw_tails = self._raw_tails = _Tails.of_patterns(patterns)
         passing = raw_tails.passing(path, 0, memo, entered)
         if len(passing) > RAW_WALKS and growing:
             # Walking them would cost a Python step per segment: splitting them into the trie
@@ -378,9 +394,9 @@ class WildcardTrie:
             return best
         best_length = -1 if best is None else len(best.pattern)
         for index in passing:
-            pattern, key = patterns[index]
+            pattern = patterns[index]
             if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
-                rule = self._rule_of(key)
+                rule = self._rule_of(keys[index])
                 if outranks(rule, best):
                     best, best_length = rule, len(pattern)
         return best
