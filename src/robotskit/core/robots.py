@@ -65,18 +65,27 @@ _FEW_AGENTS = 512
 def _cheap_to_build(data: bytes | str) -> bool:
     """Is the check of a file cheap enough to build on its second check (see `_QUICK_UP_TO`)?
 
-    Past `_QUICK_UP_TO`, a file of more than `MAX_FIRST_CHECK_STARS` asterisks is not: a first
-    check reading its rules (`quick_verdict`, `first_verdict`) would most likely find that many in
-    the judged groups and leave the check to be built after all, having read them for nothing.
+    Past `_QUICK_UP_TO`, a file whose head says it holds more than `MAX_FIRST_CHECK_STARS`
+    asterisks is not: a first check reading its rules (`quick_verdict`, `first_verdict`) would
+    most likely find that many in the judged groups and leave the check to be built after all,
+    having read them for nothing. (An estimate from the head, as `_worth_a_skeleton`'s: a count
+    over the whole file would cost a first check of a big plain file more than it saves.)
     """
     size = len(data)
     if size <= _QUICK_UP_TO:
         return True
     if size > _QUICK_FEW_AGENTS_UP_TO:
         return False
+    head = _ESTIMATE_FROM
     if isinstance(data, str):
-        return data.count("gent") <= _FEW_AGENTS and data.count("*") <= MAX_FIRST_CHECK_STARS
-    return data.count(b"gent") <= _FEW_AGENTS and data.count(b"*") <= MAX_FIRST_CHECK_STARS
+        return (
+            data.count("gent") <= _FEW_AGENTS
+            and data.count("*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+        )
+    return (
+        data.count(b"gent") <= _FEW_AGENTS
+        and data.count(b"*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+    )
 
 
 _RFC = PROFILES[RFC9309]
