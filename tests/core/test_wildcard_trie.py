@@ -20,7 +20,7 @@ import robotskit
 from robotskit.core import glob as _glob
 from robotskit.core import pattern as _pattern
 from robotskit.core import wildcards as _wildcards
-from robotskit.core.glob import LastAt, find_after, glob_match, last_at, split_pattern
+from robotskit.core.glob import LastAt, find_after, glob_match, last_at, pattern_matches, split_pattern
 from robotskit.core.model import Rule, RuleKind
 from robotskit.core.pattern import RuleSet
 from robotskit.core.wildcards import WildcardTrie
@@ -202,6 +202,9 @@ def test_trie_grows_within_its_budget() -> None:
         Rule(i + 1, RuleKind.DISALLOW, "/*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a") for i in range(400)
     ]
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    # These near misses all fail the tail test, which alone would answer every check (see
+    # `test_near_misses_are_answered_by_the_bulk_tail_test`): it is put off so the trie grows.
+    trie._skip_bulk = 10**6
     path = "/" + "a" * 40 + "b" * 10
     assert trie.best(path, None, LastAt()) is None
     assert trie._entered == 0  # the first check walked the raw patterns in bulk
@@ -213,6 +216,32 @@ def test_trie_grows_within_its_budget() -> None:
     assert trie._entered == len(rules)
     assert max(spent) <= LastAt.budget + len(rules)  # one node sorted whole at most
     assert spent[-1] == 0 and len([s for s in spent if s]) >= 2  # grown over several checks, then done
+
+
+def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
+    """Rules that fail the tail test never reach the trie: a check walks the few that pass, and
+    the trie is not grown. When a path lets more than RAW_WALKS rules through, the trie answers,
+    and the next BULK_RETRY checks go to it at once."""
+    patterns = ["/" + "*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a" for i in range(400)]
+    patterns += ["/" + "*a" * (3 + i) + "*x*y" for i in range(10)]
+    rules = [Rule(i + 1, RuleKind.DISALLOW, pattern) for i, pattern in enumerate(patterns)]
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    miss = "/" + "a" * 40 + "b" * 10  # no `a` after the `b`s, no `x`: every rule fails the tail test
+    for _ in range(50):
+        assert trie.best(miss, None, LastAt()) is None
+    assert trie._entered == 0 and not trie._heads
+    hit = "/" + "a" * 8 + "xy"  # no `b`: only the `*x*y` rules pass; those of at most 8 `*a` match
+    matching = [rule for rule in rules if pattern_matches(rule.pattern, hit)]
+    assert len(matching) == 6
+    assert trie.best(hit, None, LastAt()) == max(matching, key=lambda rule: len(rule.pattern))
+    assert trie._entered == 0
+    many = "/" + "a" * 2 + "b" * 10 + "a"  # the first 400 pass the tail test, none matches
+    assert trie.best(many, None, LastAt()) is None
+    assert trie._skip_bulk == _wildcards.BULK_RETRY
+    assert trie._entered == len(rules)  # split into the trie at once, as a first check would be
+    for _ in range(_wildcards.BULK_RETRY):
+        assert trie.best(hit, None, LastAt()) == max(matching, key=lambda rule: len(rule.pattern))
+    assert trie._skip_bulk == 0
 
 
 def test_deep_near_misses_share_searches() -> None:

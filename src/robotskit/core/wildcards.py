@@ -15,6 +15,13 @@ trie at a time (a lock taken without waiting: the others only read); growth repl
 state at once, and hands rules to a child before the parent's state lets them go, so a thread
 reading mid-growth sees every rule at least once (twice is harmless: the best match is the same).
 
+The trie pays off for rules that get far along the path and part there; a near miss that fails
+only at its end costs a walk to its last node either way. So a check first runs the tail test
+over every rule in bulk (`_Tails`: a few C-level passes): when at most `RAW_WALKS` rules pass it,
+walking those is the whole check, and the trie is neither consulted nor grown. A path that lets
+more through is answered by the trie, and the next `BULK_RETRY` checks go to it directly (a set
+whose rules pass the test would otherwise pay for it on every check).
+
 Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
 pattern below it, and a subtree that cannot reach the best match's length is skipped.
 """
@@ -54,6 +61,10 @@ State = tuple[
 # Rules not yet in the trie that pass the bulk tail test are walked one by one, up to this many; more,
 # and the check splits every rule into the trie instead.
 RAW_WALKS = 64
+# A check whose bulk tail test over every rule leaves more than RAW_WALKS rules is answered by the
+# trie; the next this many checks go to the trie at once (a set whose rules pass the test would pay
+# for it twice), then the test is tried again.
+BULK_RETRY = 15
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
 
@@ -316,6 +327,7 @@ class WildcardTrie:
         "_patterns",
         "_raw_tails",
         "_rule_of",
+        "_skip_bulk",
     )
 
     def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
@@ -339,6 +351,7 @@ class WildcardTrie:
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
         self._raw_tails: _Tails | None = None
+        self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
         self._heads: tuple[_Node, ...] = ()
         self._head_index: dict[str, _Node] = {}
         self._lock = threading.Lock()
@@ -367,24 +380,44 @@ class WildcardTrie:
 
     def best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
         """The rule that outranks `best` and every other matching rule of the trie, else `best`."""
+        passing = None
+        skip = self._skip_bulk
+        if skip <= 0:
+            # Near misses mostly fail the tail test: when it leaves few rules, walking them is the
+            # whole check, and the trie (which would walk to each near miss's end) is not consulted.
+            passing = self._tails().passing(path, 0, memo)
+            if len(passing) <= RAW_WALKS:
+                self._asked = True
+                return self._walk_raw(passing, path, best, memo)
+            self._skip_bulk = BULK_RETRY  # (a racy count: a heuristic, any value is exact)
+        else:
+            self._skip_bulk = skip - 1
         lock = self._lock
         growing = memo.budget > 0 and lock.acquire(blocking=False)
         try:
             if growing and self._entered < len(self._patterns) and self._asked:
                 memo.budget -= ENTER_COST * self._enter(memo.budget // ENTER_COST)
             self._asked = True
-            return self._best(path, best, memo, growing)
+            return self._best(path, best, memo, growing, passing)
         finally:
             if growing:
                 lock.release()
 
-    def _best_raw(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
-        """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk."""
-        entered, patterns, keys = self._entered, self._patterns, self._keys
-        raw_tails = self._raw_tails
-        if raw_tails is None:
-            raw_tails = self._raw_tails = _Tails.of_patterns(patterns)
-        passing = raw_tails.passing(path, 0, memo, entered)
+    def _tails(self) -> _Tails:
+        """The tail test of every rule (idempotent: racing threads build equal ones)."""
+        tails = self._raw_tails
+        if tails is None:
+            tails = self._raw_tails = _Tails.of_patterns(self._patterns)
+        return tails
+
+    def _best_raw(
+        self, path: str, best: Rule | None, memo: LastAt, growing: bool, passing: list[int] | None
+    ) -> Rule | None:
+        """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk.
+        `passing`: the rules of this check that passed the test over every rule, if it ran."""
+        entered, patterns = self._entered, self._patterns
+        if passing is None or entered:
+            passing = self._tails().passing(path, 0, memo, entered)
         if len(passing) > RAW_WALKS and growing:
             # Walking them would cost a Python step per segment: splitting them into the trie
             # costs less, and they then share their searches. This check pays for the split past
@@ -392,8 +425,13 @@ class WildcardTrie:
             # spares it the walks.
             self._enter(len(patterns))
             return best
+        return self._walk_raw(passing, path, best, memo)
+
+    def _walk_raw(self, indexes: list[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
+        """`best` against the rules at `indexes`, each matched on its own."""
+        patterns, keys = self._patterns, self._keys
         best_length = -1 if best is None else len(best.pattern)
-        for index in passing:
+        for index in indexes:
             pattern = patterns[index]
             if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
                 rule = self._rule_of(keys[index])
@@ -401,9 +439,11 @@ class WildcardTrie:
                     best, best_length = rule, len(pattern)
         return best
 
-    def _best(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+    def _best(
+        self, path: str, best: Rule | None, memo: LastAt, growing: bool, passing: list[int] | None
+    ) -> Rule | None:
         if self._entered < len(self._patterns):
-            best = self._best_raw(path, best, memo, growing)
+            best = self._best_raw(path, best, memo, growing, passing)
         rule_of = self._rule_of
         best_length = -1 if best is None else len(best.pattern)
         stack: list[tuple[_Node, int]] = []
