@@ -94,20 +94,27 @@ def test_memos_equal_plain_searches(asks: list[tuple[str, int]], path: str) -> N
     st.lists(_PATH, min_size=1, max_size=6),
     st.integers(1, 6),
     st.sampled_from([0, 1, 64]),
+    st.sampled_from([0, 10**12]),
 )
 def test_trie_equals_reference_while_it_grows(
-    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int, probe_ns: int
 ) -> None:
     """Property: with a tiny growth budget, the trie's answer equals the reference at every check
     (raw patterns walked after the bulk tail test or split at once, pending rules, chains and their
-    splits, solos, ends and `$` tails), until fully grown."""
+    splits, solos, ends and `$` tails), until fully grown; whether a bulk test is deemed slow (the
+    trie then answers the next checks) or not."""
     rules = [
         rule for rule in _rules(patterns) if not (rule.pattern.endswith("$") and "*" not in rule.pattern)
     ]
     if not rules:
         return
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
-    with mock.patch.object(LastAt, "budget", budget), mock.patch.object(_wildcards, "RAW_WALKS", raw_walks):
+    with (
+        mock.patch.object(LastAt, "budget", budget),
+        mock.patch.object(_wildcards, "RAW_WALKS", raw_walks),
+        mock.patch.object(_wildcards, "BULK_PROBE_NS", probe_ns),
+        mock.patch.object(_wildcards, "BULK_RETRY", 2),
+    ):
         for path in paths * 6:
             assert trie.best(path, None, LastAt()) == _reference(rules, path), path
 
@@ -227,21 +234,33 @@ def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
     rules = [Rule(i + 1, RuleKind.DISALLOW, pattern) for i, pattern in enumerate(patterns)]
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     miss = "/" + "a" * 40 + "b" * 10  # no `a` after the `b`s, no `x`: every rule fails the tail test
-    for _ in range(50):
-        assert trie.best(miss, None, LastAt()) is None
-    assert trie._entered == 0 and not trie._heads
     hit = "/" + "a" * 8 + "xy"  # no `b`: only the `*x*y` rules pass; those of at most 8 `*a` match
     matching = [rule for rule in rules if pattern_matches(rule.pattern, hit)]
     assert len(matching) == 6
-    assert trie.best(hit, None, LastAt()) == max(matching, key=lambda rule: len(rule.pattern))
-    assert trie._entered == 0
+    expected = max(matching, key=lambda rule: len(rule.pattern))
     many = "/" + "a" * 2 + "b" * 10 + "a"  # the first 400 pass the tail test, none matches
-    assert trie.best(many, None, LastAt()) is None
-    assert trie._skip_bulk == _wildcards.BULK_RETRY
-    assert trie._entered == len(rules)  # split into the trie at once, as a first check would be
-    for _ in range(_wildcards.BULK_RETRY):
-        assert trie.best(hit, None, LastAt()) == max(matching, key=lambda rule: len(rule.pattern))
-    assert trie._skip_bulk == 0
+    with mock.patch.object(_wildcards, "BULK_PROBE_NS", 10**12):  # no check is deemed slow
+        for _ in range(50):
+            assert trie.best(miss, None, LastAt()) is None
+        assert trie._entered == 0 and not trie._heads
+        assert trie.best(hit, None, LastAt()) == expected
+        assert trie._entered == 0
+        assert trie.best(many, None, LastAt()) is None
+        assert trie._skip_bulk == _wildcards.BULK_RETRY
+        assert trie._entered == len(rules)  # split into the trie at once, as a first check would be
+        for _ in range(_wildcards.BULK_RETRY):
+            assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == 0
+    # A bulk test deemed slow hands the next checks to the trie; the answers are the same.
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0):
+        assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == _wildcards.BULK_RETRY and trie._trie_ns == -1
+        for round_ in range(3 * _wildcards.BULK_RETRY):
+            assert (
+                trie.best((hit, miss, many)[round_ % 3], None, LastAt()) == (expected, None, None)[round_ % 3]
+            )
+        assert trie._trie_ns >= 0
 
 
 def test_deep_near_misses_share_searches() -> None:

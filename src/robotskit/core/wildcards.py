@@ -20,7 +20,10 @@ only at its end costs a walk to its last node either way. So a check first runs 
 over every rule in bulk (`_Tails`: a few C-level passes): when at most `RAW_WALKS` rules pass it,
 walking those is the whole check, and the trie is neither consulted nor grown. A path that lets
 more through is answered by the trie, and the next `BULK_RETRY` checks go to it directly (a set
-whose rules pass the test would otherwise pay for it on every check).
+whose rules pass the test would otherwise pay for it on every check). So do they when the bulk test
+cost more than `BULK_PROBE_NS` or than the trie's last check (long literals searched far along the
+path: the trie, which searches from further on, can be cheaper): each way is timed when it runs, and
+the cheaper one kept. Timings only choose the way; both give the same, exact answer.
 
 Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
 pattern below it, and a subtree that cannot reach the best match's length is skipped.
@@ -33,6 +36,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import add, and_, ge, itemgetter, le, sub
+from time import perf_counter_ns
 
 from robotskit.core.glob import (
     TAIL_AFTER,
@@ -65,6 +69,10 @@ RAW_WALKS = 64
 # trie; the next this many checks go to the trie at once (a set whose rules pass the test would pay
 # for it twice), then the test is tried again.
 BULK_RETRY = 15
+# A bulk test (with its walks) that cost more than this, or than the trie's last check, hands the
+# next BULK_RETRY checks to the trie: long literals searched far, or many rules passing, can make
+# the bulk test dearer than the trie's shared searches (ns; a heuristic: either way is exact).
+BULK_PROBE_NS = 250_000
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
 
@@ -328,6 +336,7 @@ class WildcardTrie:
         "_raw_tails",
         "_rule_of",
         "_skip_bulk",
+        "_trie_ns",
     )
 
     def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
@@ -352,6 +361,7 @@ class WildcardTrie:
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
         self._raw_tails: _Tails | None = None
         self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
+        self._trie_ns = -1  # what the trie's last check cost, ns (-1: not asked yet)
         self._heads: tuple[_Node, ...] = ()
         self._head_index: dict[str, _Node] = {}
         self._lock = threading.Lock()
@@ -385,13 +395,20 @@ class WildcardTrie:
         if skip <= 0:
             # Near misses mostly fail the tail test: when it leaves few rules, walking them is the
             # whole check, and the trie (which would walk to each near miss's end) is not consulted.
-            passing = self._tails().passing(path, 0, memo)
+            tails = self._tails()
+            started = perf_counter_ns()
+            passing = tails.passing(path, 0, memo)
             if len(passing) <= RAW_WALKS:
                 self._asked = True
-                return self._walk_raw(passing, path, best, memo)
-            self._skip_bulk = BULK_RETRY  # (a racy count: a heuristic, any value is exact)
+                best = self._walk_raw(passing, path, best, memo)
+                spent = perf_counter_ns() - started
+                if spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
+                    self._skip_bulk = BULK_RETRY  # the trie may be cheaper: it answers the next checks
+                return best
+            self._skip_bulk = BULK_RETRY  # (racy counts and times: a heuristic, any value is exact)
         else:
             self._skip_bulk = skip - 1
+        started = perf_counter_ns()
         lock = self._lock
         growing = memo.budget > 0 and lock.acquire(blocking=False)
         try:
@@ -402,6 +419,7 @@ class WildcardTrie:
         finally:
             if growing:
                 lock.release()
+            self._trie_ns = perf_counter_ns() - started
 
     def _tails(self) -> _Tails:
         """The tail test of every rule (idempotent: racing threads build equal ones)."""
