@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, repeat
-from operator import itemgetter, not_, or_
+from itertools import compress, filterfalse, repeat
+from operator import itemgetter, not_
 
 from robotskit.core.glob import (
     LastAt,
@@ -109,6 +109,11 @@ INDEX_AFTER = 4
 # A rule set of more rules than this gets the flat index (`_Flat`) on its first check: a few
 # C-level passes over its patterns, where a scan or the per-rule index would cost milliseconds.
 BIG_SET = 256
+# A deferred set's text this long per rule of BIG_SET: telling its size by splitting off BIG_SET
+# patterns costs less than counting its line breaks.
+_LONG_TEXT_PER_RULE = 128
+# How many of a big set's first patterns tell whether it is mostly wildcards (`_Flat`).
+_SAMPLE = 32
 # A flat index gives its wildcard and `$` rules the per-rule index this many at a time (a
 # chunk costs about a millisecond to index).
 SPECIAL_CHUNK = 48
@@ -270,14 +275,24 @@ class _Flat:
 
     __slots__ = ("_calls", "_first", "_left", "_lengths", "_patterns", "_rule_at", "_special", "_trie")
 
-    def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule]) -> None:
+    def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str) -> None:
+        """`text`: the patterns joined by "\n" (only searched, for `*` and `$`)."""
         count = len(patterns)
-        # Per pattern, its `*`s: one C-level pass, and the passes below read it (no Python step per rule).
-        stars = list(map(str.count, patterns, repeat("*")))
-        if "$" in "".join(patterns):  # (one C-level search usually spares the pass for `$` patterns)
-            special = list(compress(range(count), map(or_, stars, map(str.endswith, patterns, repeat("$")))))
-        else:
-            special = list(compress(range(count), stars))
+        # The patterns holding a `*` and how many each holds (one or two C-level passes).
+        starred: list[int] = []
+        stars: list[int] = []
+        if "*" in text:
+            if sum(map(str.__contains__, patterns[:_SAMPLE], repeat("*"))) * 2 > min(count, _SAMPLE):
+                # Mostly wildcards (a hostile file): one count per pattern tells both.
+                every = list(map(str.count, patterns, repeat("*")))
+                starred = list(compress(range(count), every))
+                stars = every if len(starred) == count else list(compress(every, every))
+            else:
+                starred = list(compress(range(count), map(str.__contains__, patterns, repeat("*"))))
+                stars = list(map(str.count, map(patterns.__getitem__, starred), repeat("*")))
+        special = starred
+        if "$" in text:
+            special = sorted({*starred, *compress(range(count), map(str.endswith, patterns, repeat("$")))})
         first: dict[str, int] = {}
         if len(special) < count:  # else no plain prefix: the dict would only repeat the special rules
             first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
@@ -290,12 +305,12 @@ class _Flat:
                 if _outranks(rule, deciding.get(pattern)):
                     deciding[pattern] = rule
                     first[pattern] = position
-        deep = list(compress(range(count), map(TRIE_DEPTH.__le__, stars)))
+        deep = list(compress(starred, map(TRIE_DEPTH.__le__, stars)))
         self._trie: WildcardTrie | None = None
         if len(deep) > 1:
             deep_patterns = patterns
             if len(deep) < count:
-                special = list(compress(special, map(TRIE_DEPTH.__gt__, map(stars.__getitem__, special))))
+                special = list(filterfalse(set(deep).__contains__, special))
                 deep_patterns = list(map(patterns.__getitem__, deep))
             else:
                 special = []
@@ -449,16 +464,27 @@ class RuleSet:
         rules = self._rules
         return len(rules) if rules is not None else self._text.count("\n") - 1
 
-    def _flat_patterns(self) -> tuple[list[str], Callable[[int, str], Rule]] | None:
-        """Every pattern, and the rule at a position, for `_Flat`; None if a pattern holds a "\n"."""
+    def _more_than(self, count: int) -> bool:
+        """`size > count`, found for a long deferred text by splitting off its first `count` + 1
+        patterns (a cost bounded by `count`), not by counting every line break."""
+        text = self._text
+        if self._rules is not None or len(text) < _LONG_TEXT_PER_RULE * count:
+            return self.size > count
+        # "\n" + the patterns joined + "\n": more than `count` patterns split off `count` + 3 pieces
+        return len(text.split("\n", count + 2)) == count + 3
+
+    def _flat_patterns(self) -> tuple[list[str], Callable[[int, str], Rule], str] | None:
+        """Every pattern, the rule at a position, and the patterns joined, for `_Flat`; None if a
+        pattern holds a "\n"."""
         if self._rules is None:
             assert self._rule_at is not None
-            return self._text[1:-1].split("\n"), self._rule_at
+            return self._text[1:-1].split("\n"), self._rule_at, self._text
         rules = self._rules
         patterns = list(map(_pattern_of, rules))
-        if "\n".join(patterns).count("\n") != len(patterns) - 1:
+        joined = "\n".join(patterns)
+        if joined.count("\n") != len(patterns) - 1:
             return None
-        return patterns, lambda position, pattern: rules[position]
+        return patterns, lambda position, pattern: rules[position], joined
 
     @property
     def empty(self) -> bool:
@@ -542,7 +568,7 @@ class RuleSet:
         if flat is not None:
             return flat.best(path)
         if self._calls >= 0:
-            if self._calls == 0 and self.size > BIG_SET:
+            if self._calls == 0 and self._more_than(BIG_SET):
                 found = self._flat_patterns()
                 if found is not None:
                     flat = self._flat = _Flat(*found)

@@ -76,15 +76,15 @@ def _cheap_to_build(data: bytes | str) -> bool:
         return True
     if size > _QUICK_FEW_AGENTS_UP_TO:
         return False
-    head = _ESTIMATE_FROM
+    head = _ESTIMATE_FROM  # (the estimate first: it reads 8 KiB, the agent count the whole file)
     if isinstance(data, str):
         return (
-            data.count("gent") <= _FEW_AGENTS
-            and data.count("*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+            data.count("*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+            and data.count("gent") <= _FEW_AGENTS
         )
     return (
-        data.count(b"gent") <= _FEW_AGENTS
-        and data.count(b"*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+        data.count(b"*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+        and data.count(b"gent") <= _FEW_AGENTS
     )
 
 
