@@ -125,14 +125,17 @@ def test_trie_equals_reference_while_it_grows(
     st.lists(_PATH, min_size=1, max_size=5),
     st.integers(1, 4),
     st.booleans(),
+    st.booleans(),
 )
 def test_rule_sets_with_tries_equal_reference(
-    patterns: list[tuple[str, bool]], paths: list[str], budget: int, big: bool
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, big: bool, scan_tails: bool
 ) -> None:
     """Property: rule sets whose wildcard rules go to tries (the per-bucket index of a small set, or
-    the flat index of a big one, plain and deferred) decide as the reference does, check after check."""
+    the flat index of a big one, plain and deferred) decide as the reference does, check after check;
+    so do their first, unindexed scans, with the bulk tail test or without."""
     rules = _rules(patterns)
-    forced = {"TRIE_SEGMENTS": 0, "TRIE_DEPTH": 1, "INDEX_AFTER": 2, "SMALL_RULE_SET": 4}
+    forced = {"TRIE_SEGMENTS": 0, "TRIE_DEPTH": 1, "INDEX_AFTER": 3, "SMALL_RULE_SET": 4}
+    forced["SCAN_TAILS_RULES"] = 1 if scan_tails else 10**9
     if big:
         forced |= {"BIG_SET": 0, "SPECIAL_CHUNK": 2}
     small = mock.patch.object(_wildcards, "RAW_WALKS", 1)
@@ -254,6 +257,8 @@ def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
     # A bulk test deemed slow hands the next checks to the trie; the answers are the same.
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0):
+        assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == 0  # the first check is not judged: it pays for its cold start
         assert trie.best(hit, None, LastAt()) == expected
         assert trie._skip_bulk == _wildcards.BULK_RETRY and trie._trie_ns == -1
         for round_ in range(3 * _wildcards.BULK_RETRY):

@@ -33,7 +33,7 @@ from robotskit.core.glob import (
     split_pattern,
 )
 from robotskit.core.model import Rule
-from robotskit.core.wildcards import WildcardTrie
+from robotskit.core.wildcards import Tails, WildcardTrie
 
 __all__ = ["RuleSet", "glob_match", "last_at", "pattern_matches", "split_pattern"]
 
@@ -114,6 +114,9 @@ BIG_SET = 256
 _LONG_TEXT_PER_RULE = 128
 # How many of a big set's first patterns tell whether it is mostly wildcards (`_Flat`).
 _SAMPLE = 32
+# An unindexed scan of a set of at least this many rules and TRIE_SEGMENTS `*` first runs the bulk
+# tail test over its patterns (`wildcards.Tails`), and walks only the rules that pass it.
+SCAN_TAILS_RULES = 16
 # A flat index gives its wildcard and `$` rules the per-rule index this many at a time (a
 # chunk costs about a millisecond to index).
 SPECIAL_CHUNK = 48
@@ -404,9 +407,11 @@ class RuleSet:
         "_calls",
         "_contains",
         "_flat",
+        "_line_tails",
         "_many_wildcards",
         "_only",
         "_rule_at",
+        "_rule_tails",
         "_rules",
         "_suffixes",
         "_text",
@@ -429,6 +434,9 @@ class RuleSet:
         self._suffixes: tuple[tuple[str, ...], WildcardGroup] | None = None
         self._many_wildcards = False
         self._flat: _Flat | None = None
+        # The scans' bulk tail tests (`_scan_tails`), once known: of the text's lines, of the rules.
+        self._line_tails: tuple[Tails | None] | None = None
+        self._rule_tails: tuple[Tails | None] | None = None
 
     @classmethod
     def deferred(
@@ -521,12 +529,26 @@ class RuleSet:
         self._only = buckets.get("") if small else None
         self._calls = -1
 
+    def _scan_tails(self, patterns: Sequence[str], text: str) -> tuple[Tails | None]:
+        """The bulk tail test of the scanned `patterns` (joined: `text`) for a set of many `*`, or
+        None: the scans then walk only the rules that pass it (a necessary condition)."""
+        tails = None
+        if len(patterns) >= SCAN_TAILS_RULES and text.count("*") >= TRIE_SEGMENTS:
+            tails = Tails.of_patterns(patterns)
+        return (tails,)
+
     def _scan(self, path: str) -> Rule | None:
         """The unindexed answer: one pass over the rules keeping the best match (SPEC 3)."""
         best: Rule | None = None
         best_length = -1
         memo = LastAt()
-        for rule in self.rules:
+        rules = self.rules
+        known = self._rule_tails  # (built on the first scan; indexes of `rules`)
+        if known is None:
+            patterns = list(map(_pattern_of, rules))
+            known = self._rule_tails = self._scan_tails(patterns, "\n".join(patterns))
+        tails = known[0]
+        for rule in rules if tails is None else map(rules.__getitem__, tails.passing(path, 0, memo)):
             pattern = rule.pattern
             length = len(pattern)
             if length < best_length:
@@ -546,10 +568,14 @@ class RuleSet:
         assert rule_at is not None
         best: Rule | None = None
         best_length = 1  # skips the empty lines: an empty pattern is no rule
-        position = -2  # the text starts and ends with "\n": pattern i is line i + 1
         memo = LastAt()
-        for pattern in self._text.split("\n"):
-            position += 1
+        lines = self._text.split("\n")  # the text starts and ends with "\n": pattern i is line i + 1
+        known = self._line_tails  # (built on the first scan; indexes of `lines`)
+        if known is None:
+            known = self._line_tails = self._scan_tails(lines, self._text)
+        tails = known[0]
+        for line in range(len(lines)) if tails is None else tails.passing(path, 0, memo):
+            pattern = lines[line]
             if len(pattern) < best_length:
                 continue  # shorter than the best match: cannot outrank it
             if "*" in pattern or pattern[-1] == "$":
@@ -557,7 +583,7 @@ class RuleSet:
                     continue
             elif not path.startswith(pattern):
                 continue
-            rule = rule_at(position, pattern)
+            rule = rule_at(line - 1, pattern)
             if _outranks(rule, best):
                 best, best_length = rule, len(pattern)
         return best

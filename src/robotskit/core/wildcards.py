@@ -17,7 +17,7 @@ reading mid-growth sees every rule at least once (twice is harmless: the best ma
 
 The trie pays off for rules that get far along the path and part there; a near miss that fails
 only at its end costs a walk to its last node either way. So a check first runs the tail test
-over every rule in bulk (`_Tails`: a few C-level passes): when at most `RAW_WALKS` rules pass it,
+over every rule in bulk (`Tails`: a few C-level passes): when at most `RAW_WALKS` rules pass it,
 walking those is the whole check, and the trie is neither consulted nor grown. A path that lets
 more through is answered by the trie, and the next `BULK_RETRY` checks go to it directly (a set
 whose rules pass the test would otherwise pay for it on every check). So do they when the bulk test
@@ -225,7 +225,7 @@ def _final_fits(final: str, anchored: bool, path: str, position: int, memo: Last
     return last_at(memo, path, final) >= position
 
 
-class _Tails:
+class Tails:
     """The tail test of `glob.tail_fits` for many rules at once, in a few C-level passes per check.
 
     For each rule: the literal before its last must occur at or after the position the rules are
@@ -242,7 +242,7 @@ class _Tails:
         self._anchored = anchored
 
     @classmethod
-    def of_patterns(cls, patterns: Sequence[str]) -> _Tails:
+    def of_patterns(cls, patterns: Sequence[str]) -> Tails:
         """The test for `patterns` (rule i is pattern i), built in a few C-level passes: most sets
         (every pattern of two `*` or more, none `$`-anchored) need no Python step per pattern."""
         parts = list(map(str.rsplit, patterns, repeat("*"), repeat(2)))
@@ -287,7 +287,7 @@ class _Tails:
 
 
 class _TailGroup:
-    """The unanchored or the anchored rules of a `_Tails`, as parallel sequences: the rules'
+    """The unanchored or the anchored rules of a `Tails`, as parallel sequences: the rules'
     indexes (ascending), literals before the last, and last literals (`$` dropped)."""
 
     __slots__ = ("before_lengths", "befores", "finals", "indexes", "lengths", "unique_befores", "uniques")
@@ -359,7 +359,7 @@ class WildcardTrie:
         self._keys = keys
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
-        self._raw_tails: _Tails | None = None
+        self._raw_tails: Tails | None = None
         self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
         self._trie_ns = -1  # what the trie's last check cost, ns (-1: not asked yet)
         self._heads: tuple[_Node, ...] = ()
@@ -399,11 +399,12 @@ class WildcardTrie:
             started = perf_counter_ns()
             passing = tails.passing(path, 0, memo)
             if len(passing) <= RAW_WALKS:
-                self._asked = True
                 best = self._walk_raw(passing, path, best, memo)
                 spent = perf_counter_ns() - started
-                if spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
+                # (not judged on the first check, which pays for its cold start)
+                if self._asked and spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
                     self._skip_bulk = BULK_RETRY  # the trie may be cheaper: it answers the next checks
+                self._asked = True
                 return best
             self._skip_bulk = BULK_RETRY  # (racy counts and times: a heuristic, any value is exact)
         else:
@@ -421,11 +422,11 @@ class WildcardTrie:
                 lock.release()
             self._trie_ns = perf_counter_ns() - started
 
-    def _tails(self) -> _Tails:
+    def _tails(self) -> Tails:
         """The tail test of every rule (idempotent: racing threads build equal ones)."""
         tails = self._raw_tails
         if tails is None:
-            tails = self._raw_tails = _Tails.of_patterns(self._patterns)
+            tails = self._raw_tails = Tails.of_patterns(self._patterns)
         return tails
 
     def _best_raw(
