@@ -21,7 +21,7 @@ import robotskit
 from robotskit.core import first_check
 from robotskit.core.lexer import DEFAULT_MAX_BYTES
 from robotskit.core.matcher import View
-from robotskit.core.parser import parse_file
+from robotskit.core.parser import MAX_FIRST_CHECK_STARS, parse_file
 from robotskit.core.profiles import PROFILES
 from robotskit.core.skeleton import read_skeleton, region_rules
 from tests.conftest import CORPUS, require_shared
@@ -315,6 +315,15 @@ def test_a_big_file_builds_its_check_on_the_first_check() -> None:
         robots = robotskit.parse(body)
         assert robots.allowed("/x", "bot7") is robots.decide("/x", "bot7").allowed
         assert robots._checkers, "the first check of a big file builds its check"
+    # past _QUICK_UP_TO with more asterisks than a first check reads: built now, verdicts unchanged
+    starry = b"User-agent: *\n" + b"".join(b"Disallow: /*a*%d*b\n" % i for i in range(2100))
+    starry += b"User-agent: bot7\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(4000))
+    assert _robots._QUICK_UP_TO < len(starry) <= _robots._QUICK_FEW_AGENTS_UP_TO
+    assert starry.count(b"*") > MAX_FIRST_CHECK_STARS
+    for agent, url in (("bot", "/xa1b"), ("bot", "/x"), ("bot7", "/p7/"), ("bot7", "/x")):
+        robots = robotskit.parse(starry)
+        assert robots.allowed(url, agent) is robots.decide(url, agent).allowed
+        assert robots._checkers, "a file of many asterisks builds its check on the first check"
     few_agents = b"User-agent: *\n" + b"".join(b"Disallow: /p%d/\n" % i for i in range(6000))
     assert _robots._QUICK_UP_TO < len(few_agents) <= _robots._QUICK_FEW_AGENTS_UP_TO
     robots = robotskit.parse(few_agents)

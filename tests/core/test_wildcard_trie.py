@@ -20,7 +20,7 @@ import robotskit
 from robotskit.core import glob as _glob
 from robotskit.core import pattern as _pattern
 from robotskit.core import wildcards as _wildcards
-from robotskit.core.glob import LastAt, find_after, glob_match, last_at, split_pattern
+from robotskit.core.glob import LastAt, find_after, glob_match, last_at, pattern_matches, split_pattern
 from robotskit.core.model import Rule, RuleKind
 from robotskit.core.pattern import RuleSet
 from robotskit.core.wildcards import WildcardTrie
@@ -94,20 +94,27 @@ def test_memos_equal_plain_searches(asks: list[tuple[str, int]], path: str) -> N
     st.lists(_PATH, min_size=1, max_size=6),
     st.integers(1, 6),
     st.sampled_from([0, 1, 64]),
+    st.sampled_from([0, 10**12]),
 )
 def test_trie_equals_reference_while_it_grows(
-    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int, probe_ns: int
 ) -> None:
     """Property: with a tiny growth budget, the trie's answer equals the reference at every check
     (raw patterns walked after the bulk tail test or split at once, pending rules, chains and their
-    splits, solos, ends and `$` tails), until fully grown."""
+    splits, solos, ends and `$` tails), until fully grown; whether a bulk test is deemed slow (the
+    trie then answers the next checks) or not."""
     rules = [
         rule for rule in _rules(patterns) if not (rule.pattern.endswith("$") and "*" not in rule.pattern)
     ]
     if not rules:
         return
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
-    with mock.patch.object(LastAt, "budget", budget), mock.patch.object(_wildcards, "RAW_WALKS", raw_walks):
+    with (
+        mock.patch.object(LastAt, "budget", budget),
+        mock.patch.object(_wildcards, "RAW_WALKS", raw_walks),
+        mock.patch.object(_wildcards, "BULK_PROBE_NS", probe_ns),
+        mock.patch.object(_wildcards, "BULK_RETRY", 2),
+    ):
         for path in paths * 6:
             assert trie.best(path, None, LastAt()) == _reference(rules, path), path
 
@@ -118,14 +125,17 @@ def test_trie_equals_reference_while_it_grows(
     st.lists(_PATH, min_size=1, max_size=5),
     st.integers(1, 4),
     st.booleans(),
+    st.booleans(),
 )
 def test_rule_sets_with_tries_equal_reference(
-    patterns: list[tuple[str, bool]], paths: list[str], budget: int, big: bool
+    patterns: list[tuple[str, bool]], paths: list[str], budget: int, big: bool, scan_tails: bool
 ) -> None:
     """Property: rule sets whose wildcard rules go to tries (the per-bucket index of a small set, or
-    the flat index of a big one, plain and deferred) decide as the reference does, check after check."""
+    the flat index of a big one, plain and deferred) decide as the reference does, check after check;
+    so do their first, unindexed scans, with the bulk tail test or without."""
     rules = _rules(patterns)
-    forced = {"TRIE_SEGMENTS": 0, "TRIE_DEPTH": 1, "INDEX_AFTER": 2, "SMALL_RULE_SET": 4}
+    forced = {"TRIE_SEGMENTS": 0, "TRIE_DEPTH": 1, "INDEX_AFTER": 3, "SMALL_RULE_SET": 4}
+    forced["SCAN_TAILS_RULES"] = 1 if scan_tails else 10**9
     if big:
         forced |= {"BIG_SET": 0, "SPECIAL_CHUNK": 2}
     small = mock.patch.object(_wildcards, "RAW_WALKS", 1)
@@ -202,6 +212,9 @@ def test_trie_grows_within_its_budget() -> None:
         Rule(i + 1, RuleKind.DISALLOW, "/*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a") for i in range(400)
     ]
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    # These near misses all fail the tail test, which alone would answer every check (see
+    # `test_near_misses_are_answered_by_the_bulk_tail_test`): it is put off so the trie grows.
+    trie._skip_bulk = 10**6
     path = "/" + "a" * 40 + "b" * 10
     assert trie.best(path, None, LastAt()) is None
     assert trie._entered == 0  # the first check walked the raw patterns in bulk
@@ -213,6 +226,46 @@ def test_trie_grows_within_its_budget() -> None:
     assert trie._entered == len(rules)
     assert max(spent) <= LastAt.budget + len(rules)  # one node sorted whole at most
     assert spent[-1] == 0 and len([s for s in spent if s]) >= 2  # grown over several checks, then done
+
+
+def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
+    """Rules that fail the tail test never reach the trie: a check walks the few that pass, and
+    the trie is not grown. When a path lets more than RAW_WALKS rules through, the trie answers,
+    and the next BULK_RETRY checks go to it at once."""
+    patterns = ["/" + "*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a" for i in range(400)]
+    patterns += ["/" + "*a" * (3 + i) + "*x*y" for i in range(10)]
+    rules = [Rule(i + 1, RuleKind.DISALLOW, pattern) for i, pattern in enumerate(patterns)]
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    miss = "/" + "a" * 40 + "b" * 10  # no `a` after the `b`s, no `x`: every rule fails the tail test
+    hit = "/" + "a" * 8 + "xy"  # no `b`: only the `*x*y` rules pass; those of at most 8 `*a` match
+    matching = [rule for rule in rules if pattern_matches(rule.pattern, hit)]
+    assert len(matching) == 6
+    expected = max(matching, key=lambda rule: len(rule.pattern))
+    many = "/" + "a" * 2 + "b" * 10 + "a"  # the first 400 pass the tail test, none matches
+    with mock.patch.object(_wildcards, "BULK_PROBE_NS", 10**12):  # no check is deemed slow
+        for _ in range(50):
+            assert trie.best(miss, None, LastAt()) is None
+        assert trie._entered == 0 and not trie._heads
+        assert trie.best(hit, None, LastAt()) == expected
+        assert trie._entered == 0
+        assert trie.best(many, None, LastAt()) is None
+        assert trie._skip_bulk == _wildcards.BULK_RETRY
+        assert trie._entered == len(rules)  # split into the trie at once, as a first check would be
+        for _ in range(_wildcards.BULK_RETRY):
+            assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == 0
+    # A bulk test deemed slow hands the next checks to the trie; the answers are the same.
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0):
+        assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == 0  # the first check is not judged: it pays for its cold start
+        assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == _wildcards.BULK_RETRY and trie._trie_ns == -1
+        for round_ in range(3 * _wildcards.BULK_RETRY):
+            assert (
+                trie.best((hit, miss, many)[round_ % 3], None, LastAt()) == (expected, None, None)[round_ % 3]
+            )
+        assert trie._trie_ns >= 0
 
 
 def test_deep_near_misses_share_searches() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from operator import itemgetter, not_
 
 from robotskit.core.glob import (
@@ -33,7 +33,7 @@ from robotskit.core.glob import (
     split_pattern,
 )
 from robotskit.core.model import Rule
-from robotskit.core.wildcards import WildcardTrie
+from robotskit.core.wildcards import Tails, WildcardTrie
 
 __all__ = ["RuleSet", "glob_match", "last_at", "pattern_matches", "split_pattern"]
 
@@ -109,6 +109,14 @@ INDEX_AFTER = 4
 # A rule set of more rules than this gets the flat index (`_Flat`) on its first check: a few
 # C-level passes over its patterns, where a scan or the per-rule index would cost milliseconds.
 BIG_SET = 256
+# A deferred set's text this long per rule of BIG_SET: telling its size by splitting off BIG_SET
+# patterns costs less than counting its line breaks.
+_LONG_TEXT_PER_RULE = 128
+# How many of a big set's first patterns tell whether it is mostly wildcards (`_Flat`).
+_SAMPLE = 32
+# An unindexed scan of a set of at least this many rules and TRIE_SEGMENTS `*` first runs the bulk
+# tail test over its patterns (`wildcards.Tails`), and walks only the rules that pass it.
+SCAN_TAILS_RULES = 16
 # A flat index gives its wildcard and `$` rules the per-rule index this many at a time (a
 # chunk costs about a millisecond to index).
 SPECIAL_CHUNK = 48
@@ -270,10 +278,28 @@ class _Flat:
 
     __slots__ = ("_calls", "_first", "_left", "_lengths", "_patterns", "_rule_at", "_special", "_trie")
 
-    def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule]) -> None:
+    def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str) -> None:
+        """`text`: the patterns joined by "\n" (only searched, for `*` and `$`)."""
         count = len(patterns)
-        first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
-        if len(first) < count:  # equal patterns: the rule that outranks the others decides
+        # The patterns holding a `*` and how many each holds (one or two C-level passes).
+        starred: list[int] = []
+        stars: list[int] = []
+        if "*" in text:
+            if sum(map(str.__contains__, patterns[:_SAMPLE], repeat("*"))) * 2 > min(count, _SAMPLE):
+                # Mostly wildcards (a hostile file): one count per pattern tells both.
+                every = list(map(str.count, patterns, repeat("*")))
+                starred = list(compress(range(count), every))
+                stars = every if len(starred) == count else list(compress(every, every))
+            else:
+                starred = list(compress(range(count), map(str.__contains__, patterns, repeat("*"))))
+                stars = list(map(str.count, map(patterns.__getitem__, starred), repeat("*")))
+        special = starred
+        if "$" in text:
+            special = sorted({*starred, *compress(range(count), map(str.endswith, patterns, repeat("$")))})
+        first: dict[str, int] = {}
+        if len(special) < count:  # else no plain prefix: the dict would only repeat the special rules
+            first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
+        if first and len(first) < count:  # equal patterns: the rule that outranks the others decides
             repeated = {pattern for pattern, seen in Counter(patterns).items() if seen > 1}
             deciding: dict[str, Rule] = {}
             for position in compress(range(count), map(repeated.__contains__, patterns)):
@@ -282,25 +308,22 @@ class _Flat:
                 if _outranks(rule, deciding.get(pattern)):
                     deciding[pattern] = rule
                     first[pattern] = position
-        special = sorted(
-            {
-                *compress(range(count), map(str.__contains__, patterns, repeat("*"))),
-                *compress(range(count), map(str.endswith, patterns, repeat("$"))),
-            }
-        )
-        stars = list(map(str.count, map(patterns.__getitem__, special), repeat("*")))
-        deep = list(compress(special, map(TRIE_DEPTH.__le__, stars)))
+        deep = list(compress(starred, map(TRIE_DEPTH.__le__, stars)))
         self._trie: WildcardTrie | None = None
         if len(deep) > 1:
-            special = list(compress(special, map(TRIE_DEPTH.__gt__, stars)))
-            self._trie = WildcardTrie(
-                list(zip(map(patterns.__getitem__, deep), deep, strict=True)),
-                lambda position: rule_at(position, patterns[position]),
+            deep_patterns = patterns
+            if len(deep) < count:
+                special = list(filterfalse(set(deep).__contains__, special))
+                deep_patterns = list(map(patterns.__getitem__, deep))
+            else:
+                special = []
+            self._trie = WildcardTrie.of_patterns(
+                deep_patterns, deep, lambda position: rule_at(position, patterns[position])
             )
         self._patterns = patterns
         self._rule_at = rule_at
         self._first = first
-        self._lengths = tuple(sorted(set(map(len, patterns)) - {0}, reverse=True))
+        self._lengths = tuple(sorted(set(map(len, first)) - {0}, reverse=True))
         self._special = special
         self._calls = 0
         # (indexed chunks, where the rest of `special` starts, the rest's patterns "\n"-joined):
@@ -384,9 +407,11 @@ class RuleSet:
         "_calls",
         "_contains",
         "_flat",
+        "_line_tails",
         "_many_wildcards",
         "_only",
         "_rule_at",
+        "_rule_tails",
         "_rules",
         "_suffixes",
         "_text",
@@ -409,6 +434,9 @@ class RuleSet:
         self._suffixes: tuple[tuple[str, ...], WildcardGroup] | None = None
         self._many_wildcards = False
         self._flat: _Flat | None = None
+        # The scans' bulk tail tests (`_scan_tails`), once known: of the text's lines, of the rules.
+        self._line_tails: tuple[Tails | None] | None = None
+        self._rule_tails: tuple[Tails | None] | None = None
 
     @classmethod
     def deferred(
@@ -444,16 +472,27 @@ class RuleSet:
         rules = self._rules
         return len(rules) if rules is not None else self._text.count("\n") - 1
 
-    def _flat_patterns(self) -> tuple[list[str], Callable[[int, str], Rule]] | None:
-        """Every pattern, and the rule at a position, for `_Flat`; None if a pattern holds a "\n"."""
+    def _more_than(self, count: int) -> bool:
+        """`size > count`, found for a long deferred text by splitting off its first `count` + 1
+        patterns (a cost bounded by `count`), not by counting every line break."""
+        text = self._text
+        if self._rules is not None or len(text) < _LONG_TEXT_PER_RULE * count:
+            return self.size > count
+        # "\n" + the patterns joined + "\n": more than `count` patterns split off `count` + 3 pieces
+        return len(text.split("\n", count + 2)) == count + 3
+
+    def _flat_patterns(self) -> tuple[list[str], Callable[[int, str], Rule], str] | None:
+        """Every pattern, the rule at a position, and the patterns joined, for `_Flat`; None if a
+        pattern holds a "\n"."""
         if self._rules is None:
             assert self._rule_at is not None
-            return self._text[1:-1].split("\n"), self._rule_at
+            return self._text[1:-1].split("\n"), self._rule_at, self._text
         rules = self._rules
         patterns = list(map(_pattern_of, rules))
-        if "\n".join(patterns).count("\n") != len(patterns) - 1:
+        joined = "\n".join(patterns)
+        if joined.count("\n") != len(patterns) - 1:
             return None
-        return patterns, lambda position, pattern: rules[position]
+        return patterns, lambda position, pattern: rules[position], joined
 
     @property
     def empty(self) -> bool:
@@ -490,12 +529,26 @@ class RuleSet:
         self._only = buckets.get("") if small else None
         self._calls = -1
 
+    def _scan_tails(self, patterns: Sequence[str], text: str) -> tuple[Tails | None]:
+        """The bulk tail test of the scanned `patterns` (joined: `text`) for a set of many `*`, or
+        None: the scans then walk only the rules that pass it (a necessary condition)."""
+        tails = None
+        if len(patterns) >= SCAN_TAILS_RULES and text.count("*") >= TRIE_SEGMENTS:
+            tails = Tails.of_patterns(patterns)
+        return (tails,)
+
     def _scan(self, path: str) -> Rule | None:
         """The unindexed answer: one pass over the rules keeping the best match (SPEC 3)."""
         best: Rule | None = None
         best_length = -1
         memo = LastAt()
-        for rule in self.rules:
+        rules = self.rules
+        known = self._rule_tails  # (built on the first scan; indexes of `rules`)
+        if known is None:
+            patterns = list(map(_pattern_of, rules))
+            known = self._rule_tails = self._scan_tails(patterns, "\n".join(patterns))
+        tails = known[0]
+        for rule in rules if tails is None else map(rules.__getitem__, tails.passing(path, 0, memo)):
             pattern = rule.pattern
             length = len(pattern)
             if length < best_length:
@@ -515,10 +568,14 @@ class RuleSet:
         assert rule_at is not None
         best: Rule | None = None
         best_length = 1  # skips the empty lines: an empty pattern is no rule
-        position = -2  # the text starts and ends with "\n": pattern i is line i + 1
         memo = LastAt()
-        for pattern in self._text.split("\n"):
-            position += 1
+        lines = self._text.split("\n")  # the text starts and ends with "\n": pattern i is line i + 1
+        known = self._line_tails  # (built on the first scan; indexes of `lines`)
+        if known is None:
+            known = self._line_tails = self._scan_tails(lines, self._text)
+        tails = known[0]
+        for line in range(len(lines)) if tails is None else tails.passing(path, 0, memo):
+            pattern = lines[line]
             if len(pattern) < best_length:
                 continue  # shorter than the best match: cannot outrank it
             if "*" in pattern or pattern[-1] == "$":
@@ -526,7 +583,7 @@ class RuleSet:
                     continue
             elif not path.startswith(pattern):
                 continue
-            rule = rule_at(position, pattern)
+            rule = rule_at(line - 1, pattern)
             if _outranks(rule, best):
                 best, best_length = rule, len(pattern)
         return best
@@ -537,7 +594,7 @@ class RuleSet:
         if flat is not None:
             return flat.best(path)
         if self._calls >= 0:
-            if self._calls == 0 and self.size > BIG_SET:
+            if self._calls == 0 and self._more_than(BIG_SET):
                 found = self._flat_patterns()
                 if found is not None:
                     flat = self._flat = _Flat(*found)

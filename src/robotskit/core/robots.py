@@ -27,7 +27,7 @@ from robotskit.core.first_check import first_verdict, quick_verdict
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
 from robotskit.core.matcher import View, decide
 from robotskit.core.model import Decision, Diagnostic, Group, Line, Record
-from robotskit.core.parser import GroupedFile, ParsedFile, parse_file
+from robotskit.core.parser import MAX_FIRST_CHECK_STARS, GroupedFile, ParsedFile, parse_file
 from robotskit.core.profiles import PROFILES, RFC9309, Profile, get_profile, profile_for_url
 from robotskit.core.skeleton import Skeleton, read_skeleton
 
@@ -63,15 +63,29 @@ _FEW_AGENTS = 512
 
 
 def _cheap_to_build(data: bytes | str) -> bool:
-    """Is the check of a file cheap enough to build on its second check (see `_QUICK_UP_TO`)?"""
+    """Is the check of a file cheap enough to build on its second check (see `_QUICK_UP_TO`)?
+
+    Past `_QUICK_UP_TO`, a file whose head says it holds more than `MAX_FIRST_CHECK_STARS`
+    asterisks is not: a first check reading its rules (`quick_verdict`, `first_verdict`) would
+    most likely find that many in the judged groups and leave the check to be built after all,
+    having read them for nothing. (An estimate from the head, as `_worth_a_skeleton`'s: a count
+    over the whole file would cost a first check of a big plain file more than it saves.)
+    """
     size = len(data)
     if size <= _QUICK_UP_TO:
         return True
     if size > _QUICK_FEW_AGENTS_UP_TO:
         return False
+    head = _ESTIMATE_FROM  # (the estimate first: it reads 8 KiB, the agent count the whole file)
     if isinstance(data, str):
-        return data.count("gent") <= _FEW_AGENTS
-    return data.count(b"gent") <= _FEW_AGENTS
+        return (
+            data.count("*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+            and data.count("gent") <= _FEW_AGENTS
+        )
+    return (
+        data.count(b"*", 0, head) * size <= MAX_FIRST_CHECK_STARS * head
+        and data.count(b"gent") <= _FEW_AGENTS
+    )
 
 
 _RFC = PROFILES[RFC9309]

@@ -15,6 +15,16 @@ trie at a time (a lock taken without waiting: the others only read); growth repl
 state at once, and hands rules to a child before the parent's state lets them go, so a thread
 reading mid-growth sees every rule at least once (twice is harmless: the best match is the same).
 
+The trie pays off for rules that get far along the path and part there; a near miss that fails
+only at its end costs a walk to its last node either way. So a check first runs the tail test
+over every rule in bulk (`Tails`: a few C-level passes): when at most `RAW_WALKS` rules pass it,
+walking those is the whole check, and the trie is neither consulted nor grown. A path that lets
+more through is answered by the trie, and the next `BULK_RETRY` checks go to it directly (a set
+whose rules pass the test would otherwise pay for it on every check). So do they when the bulk test
+cost more than `BULK_PROBE_NS` or than the trie's last check (long literals searched far along the
+path: the trie, which searches from further on, can be cheaper): each way is timed when it runs, and
+the cheaper one kept. Timings only choose the way; both give the same, exact answer.
+
 Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
 pattern below it, and a subtree that cannot reach the best match's length is skipped.
 """
@@ -26,6 +36,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import add, and_, ge, itemgetter, le, sub
+from time import perf_counter_ns
 
 from robotskit.core.glob import (
     TAIL_AFTER,
@@ -54,6 +65,14 @@ State = tuple[
 # Rules not yet in the trie that pass the bulk tail test are walked one by one, up to this many; more,
 # and the check splits every rule into the trie instead.
 RAW_WALKS = 64
+# A check whose bulk tail test over every rule leaves more than RAW_WALKS rules is answered by the
+# trie; the next this many checks go to the trie at once (a set whose rules pass the test would pay
+# for it twice), then the test is tried again.
+BULK_RETRY = 15
+# A bulk test (with its walks) that cost more than this, or than the trie's last check, hands the
+# next BULK_RETRY checks to the trie: long literals searched far, or many rules passing, can make
+# the bulk test dearer than the trie's shared searches (ns; a heuristic: either way is exact).
+BULK_PROBE_NS = 250_000
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
 
@@ -206,7 +225,7 @@ def _final_fits(final: str, anchored: bool, path: str, position: int, memo: Last
     return last_at(memo, path, final) >= position
 
 
-class _Tails:
+class Tails:
     """The tail test of `glob.tail_fits` for many rules at once, in a few C-level passes per check.
 
     For each rule: the literal before its last must occur at or after the position the rules are
@@ -217,18 +236,34 @@ class _Tails:
 
     __slots__ = ("_always", "_anchored", "_free")
 
-    def __init__(self, rules: Sequence[tuple[str | None, str, bool]]) -> None:
-        """`rules`: (literal before the last or None when too short, last literal, `$`-anchored)."""
-        self._always = [index for index, (before, _, _) in enumerate(rules) if before is None]
-        self._free = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and not a])
-        self._anchored = _TailGroup([(i, b, f) for i, (b, f, a) in enumerate(rules) if b is not None and a])
+    def __init__(self, always: list[int], free: _TailGroup, anchored: _TailGroup) -> None:
+        self._always = always  # the indexes of the rules too short for the test
+        self._free = free
+        self._anchored = anchored
 
     @classmethod
-    def of_patterns(cls, patterns: Sequence[str]) -> _Tails:
-        anchored = list(map(str.endswith, patterns, repeat("$")))
-        bodies = [pattern[:-1] if flag else pattern for pattern, flag in zip(patterns, anchored, strict=True)]
-        parts = map(str.rsplit, bodies, repeat("*"), repeat(2))
-        return cls([(p[-2] if len(p) == 3 else None, p[-1], a) for p, a in zip(parts, anchored, strict=True)])
+    def of_patterns(cls, patterns: Sequence[str]) -> Tails:
+        """The test for `patterns` (rule i is pattern i), built in a few C-level passes: most sets
+        (every pattern of two `*` or more, none `$`-anchored) need no Python step per pattern."""
+        parts = list(map(str.rsplit, patterns, repeat("*"), repeat(2)))
+        count = len(parts)
+        if count and min(map(len, parts)) == 3:
+            _, befores, finals = zip(*parts, strict=True)
+            if "$" not in "".join(finals) or not any(map(str.endswith, finals, repeat("$"))):
+                return cls([], _TailGroup(range(count), befores, finals), _TailGroup(range(0), (), ()))
+        # The general case: (literal before the last or None, last literal, `$`-anchored) per rule.
+        always: list[int] = []
+        free: list[tuple[int, str, str]] = []
+        anchored: list[tuple[int, str, str]] = []
+        for index, part in enumerate(parts):
+            final = part[-1]
+            if len(part) < 3:
+                always.append(index)
+            elif final.endswith("$"):
+                anchored.append((index, part[1], final[:-1]))
+            else:
+                free.append((index, part[1], final))
+        return cls(always, _TailGroup.of_rules(free), _TailGroup.of_rules(anchored))
 
     def passing(self, path: str, position: int, memo: LastAt, start: int = 0) -> list[int]:
         """The indexes (from `start`) of the rules that pass the test, walked from `position`."""
@@ -239,13 +274,12 @@ class _Tails:
             # The final literal first: the one before it must end by the final's last occurrence,
             # a search bounded there (an absent final bounds it to nothing).
             begin = bisect_left(free.indexes, start)
-            for literal in free.unique_finals:
-                last_at(memo, path, literal)
-            limits = map(max, map(memo.__getitem__, free.finals[begin:]), repeat(0))
+            bounds = {literal: max(last_at(memo, path, literal), 0) for literal in free.uniques}
+            limits = map(bounds.__getitem__, free.finals[begin:])
             found = map(path.find, free.befores[begin:], repeat(position), limits)
             out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
         if anchored.indexes:
-            after = anchored.after(path, position, memo, start)
+            after = anchored.after(path, position, start)
             finals = anchored.finals[after[0] :]
             room = map(le, after[1], map(sub, repeat(len(path)), anchored.lengths[after[0] :]))
             out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
@@ -253,28 +287,33 @@ class _Tails:
 
 
 class _TailGroup:
-    """The unanchored or the anchored rules of a `_Tails`, as parallel lists."""
+    """The unanchored or the anchored rules of a `Tails`, as parallel sequences: the rules'
+    indexes (ascending), literals before the last, and last literals (`$` dropped)."""
 
-    __slots__ = (
-        "before_lengths",
-        "befores",
-        "finals",
-        "indexes",
-        "lengths",
-        "unique_befores",
-        "unique_finals",
-    )
+    __slots__ = ("before_lengths", "befores", "finals", "indexes", "lengths", "unique_befores", "uniques")
 
-    def __init__(self, rules: list[tuple[int, str, str]]) -> None:
-        self.indexes = [index for index, _, _ in rules]
-        self.befores = [before for _, before, _ in rules]
-        self.finals = [final for _, _, final in rules]
-        self.before_lengths = list(map(len, self.befores))
-        self.lengths = list(map(len, self.finals))
-        self.unique_befores = tuple(set(self.befores))
-        self.unique_finals = tuple(set(self.finals))
+    def __init__(self, indexes: Sequence[int], befores: Sequence[str], finals: Sequence[str]) -> None:
+        self.indexes = indexes
+        self.befores = befores
+        self.finals = finals
+        self.uniques = tuple(set(finals))  # (the unanchored rules': each final searched once)
+        self.unique_befores: tuple[str, ...] = ()  # the anchored rules' (`of_rules`)
+        self.before_lengths: list[int] = []
+        self.lengths: list[int] = []
 
-    def after(self, path: str, position: int, memo: LastAt, start: int) -> tuple[int, list[int]]:
+    @classmethod
+    def of_rules(cls, rules: list[tuple[int, str, str]]) -> _TailGroup:
+        """A group of (index, literal before the last, last literal) rules: all anchored or none."""
+        if not rules:
+            return cls(range(0), (), ())
+        indexes, befores, finals = zip(*rules, strict=True)
+        group = cls(indexes, befores, finals)
+        group.unique_befores = tuple(set(befores))
+        group.before_lengths = list(map(len, befores))
+        group.lengths = list(map(len, finals))
+        return group
+
+    def after(self, path: str, position: int, start: int) -> tuple[int, list[int]]:
         """Where the group's rules from `start` begin, and for each the lower bound after its literal
         before the last (an absent literal gives a bound below its real one: the test still passes)."""
         begin = bisect_left(self.indexes, start)
@@ -291,19 +330,38 @@ class WildcardTrie:
         "_entered",
         "_head_index",
         "_heads",
+        "_keys",
         "_lock",
         "_patterns",
         "_raw_tails",
         "_rule_of",
+        "_skip_bulk",
+        "_trie_ns",
     )
 
     def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
         """`patterns`: (pattern, key) pairs, none a `$` pattern without `*`; `rule_of(key)`: the rule."""
+        self._setup(tuple(map(itemgetter(0), patterns)), tuple(map(itemgetter(1), patterns)), rule_of)
+
+    @classmethod
+    def of_patterns(
+        cls, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]
+    ) -> WildcardTrie:
+        """The trie of `patterns[i]` with key `keys[i]` (as `__init__`): the sequences are kept as
+        given, so a big set's patterns are not copied (the caller never changes them)."""
+        trie = cls.__new__(cls)
+        trie._setup(patterns, keys, rule_of)
+        return trie
+
+    def _setup(self, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]) -> None:
         self._rule_of = rule_of
-        self._patterns: tuple[tuple[str, int], ...] = tuple(patterns)
+        self._patterns = patterns
+        self._keys = keys
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
-        self._raw_tails: _Tails | None = None
+        self._raw_tails: Tails | None = None
+        self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
+        self._trie_ns = -1  # what the trie's last check cost, ns (-1: not asked yet)
         self._heads: tuple[_Node, ...] = ()
         self._head_index: dict[str, _Node] = {}
         self._lock = threading.Lock()
@@ -311,9 +369,10 @@ class WildcardTrie:
     def _enter(self, limit: int) -> int:
         """Split up to `limit` raw patterns (at least one) into the head nodes; growth only."""
         entered = self._entered
-        taken = self._patterns[entered : entered + max(limit, 1)]
+        end = entered + max(limit, 1)
+        taken = self._patterns[entered:end]
         groups: dict[str, list[Entry]] = {}
-        for pattern, key in taken:
+        for pattern, key in zip(taken, self._keys[entered:end], strict=True):
             entry = trie_entry(pattern, key)
             assert entry is not None  # the caller keeps exact `$` patterns out
             groups.setdefault(entry[0], []).append(entry)
@@ -331,24 +390,53 @@ class WildcardTrie:
 
     def best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
         """The rule that outranks `best` and every other matching rule of the trie, else `best`."""
+        passing = None
+        skip = self._skip_bulk
+        if skip <= 0:
+            # Near misses mostly fail the tail test: when it leaves few rules, walking them is the
+            # whole check, and the trie (which would walk to each near miss's end) is not consulted.
+            tails = self._tails()
+            started = perf_counter_ns()
+            passing = tails.passing(path, 0, memo)
+            if len(passing) <= RAW_WALKS:
+                best = self._walk_raw(passing, path, best, memo)
+                spent = perf_counter_ns() - started
+                # (not judged on the first check, which pays for its cold start)
+                if self._asked and spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
+                    self._skip_bulk = BULK_RETRY  # the trie may be cheaper: it answers the next checks
+                self._asked = True
+                return best
+            self._skip_bulk = BULK_RETRY  # (racy counts and times: a heuristic, any value is exact)
+        else:
+            self._skip_bulk = skip - 1
+        started = perf_counter_ns()
         lock = self._lock
         growing = memo.budget > 0 and lock.acquire(blocking=False)
         try:
             if growing and self._entered < len(self._patterns) and self._asked:
                 memo.budget -= ENTER_COST * self._enter(memo.budget // ENTER_COST)
             self._asked = True
-            return self._best(path, best, memo, growing)
+            return self._best(path, best, memo, growing, passing)
         finally:
             if growing:
                 lock.release()
+            self._trie_ns = perf_counter_ns() - started
 
-    def _best_raw(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
-        """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk."""
+    def _tails(self) -> Tails:
+        """The tail test of every rule (idempotent: racing threads build equal ones)."""
+        tails = self._raw_tails
+        if tails is None:
+            tails = self._raw_tails = Tails.of_patterns(self._patterns)
+        return tails
+
+    def _best_raw(
+        self, path: str, best: Rule | None, memo: LastAt, growing: bool, passing: list[int] | None
+    ) -> Rule | None:
+        """`best` against the rules not split yet: the tail test in bulk, then the survivors' walk.
+        `passing`: the rules of this check that passed the test over every rule, if it ran."""
         entered, patterns = self._entered, self._patterns
-        raw_tails = self._raw_tails
-        if raw_tails is None:
-            raw_tails = self._raw_tails = _Tails.of_patterns([pattern for pattern, _ in patterns])
-        passing = raw_tails.passing(path, 0, memo, entered)
+        if passing is None or entered:
+            passing = self._tails().passing(path, 0, memo, entered)
         if len(passing) > RAW_WALKS and growing:
             # Walking them would cost a Python step per segment: splitting them into the trie
             # costs less, and they then share their searches. This check pays for the split past
@@ -356,18 +444,25 @@ class WildcardTrie:
             # spares it the walks.
             self._enter(len(patterns))
             return best
+        return self._walk_raw(passing, path, best, memo)
+
+    def _walk_raw(self, indexes: list[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
+        """`best` against the rules at `indexes`, each matched on its own."""
+        patterns, keys = self._patterns, self._keys
         best_length = -1 if best is None else len(best.pattern)
-        for index in passing:
-            pattern, key = patterns[index]
+        for index in indexes:
+            pattern = patterns[index]
             if len(pattern) >= best_length and pattern_matches(pattern, path, memo):
-                rule = self._rule_of(key)
+                rule = self._rule_of(keys[index])
                 if outranks(rule, best):
                     best, best_length = rule, len(pattern)
         return best
 
-    def _best(self, path: str, best: Rule | None, memo: LastAt, growing: bool) -> Rule | None:
+    def _best(
+        self, path: str, best: Rule | None, memo: LastAt, growing: bool, passing: list[int] | None
+    ) -> Rule | None:
         if self._entered < len(self._patterns):
-            best = self._best_raw(path, best, memo, growing)
+            best = self._best_raw(path, best, memo, growing, passing)
         rule_of = self._rule_of
         best_length = -1 if best is None else len(best.pattern)
         stack: list[tuple[_Node, int]] = []
