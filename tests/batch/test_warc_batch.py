@@ -11,7 +11,7 @@ import pytest
 import robotskit
 from robotskit.batch import BatchConfig, load_agents
 from robotskit.batch.inputs import discover
-from robotskit.batch.output import SCHEMA, sample_paths
+from robotskit.batch.output import SCHEMA, read_part, sample_paths
 from robotskit.batch.runner import local_cluster, process_unit, run_batch, unit_part
 from tests.batch.conftest import PATHS, Capture, build_warc, corpus_files, corrupt_copy
 
@@ -186,6 +186,25 @@ def test_rerun_skips_done_inputs_and_adds_new_ones(
     assert run_batch(warc_set[0][:1], out, changed, scheduler="sync").units == 1  # new config: redone
 
 
+def test_a_rerun_redoes_units_whose_part_another_version_wrote(
+    tmp_path: Path, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
+) -> None:
+    """A done entry naming a part of another format (a Parquet part of an earlier version) is not
+    taken as done: the unit runs again and the result is whole."""
+    import json
+
+    out = tmp_path / "r.parquet"
+    first = run_batch(warc_set[0][:1], out, config, scheduler="sync")
+    parts = out.with_name(out.name + ".parts")
+    manifest = parts / "done.jsonl"
+    entry = json.loads(manifest.read_text(encoding="utf-8").splitlines()[0])
+    old = parts / f"part-{entry['id']}.parquet"
+    (parts / entry["part"]).rename(old)
+    manifest.write_text(json.dumps({**entry, "part": old.name}) + "\n", encoding="utf-8")
+    again = run_batch(warc_set[0][:1], out, config, scheduler="sync")
+    assert (again.units, again.skipped, again.rows) == (1, 0, first.rows)
+
+
 def test_a_worker_that_sees_the_parts_folder_writes_its_part(
     tmp_path: Path, warc_set: tuple[list[Path], list[Capture]], config: BatchConfig
 ) -> None:
@@ -195,11 +214,11 @@ def test_a_worker_that_sees_the_parts_folder_writes_its_part(
     expected = process_unit(unit, config)
     probe = tmp_path / "probe-run"
     probe.write_text("token-of-this-run", encoding="ascii")
-    part = tmp_path / "part-a.parquet"
+    part = tmp_path / "part-a.arrow"
     written = unit_part(unit, config, None, None, str(part), (str(probe), "token-of-this-run"))
     assert written == expected.num_rows
-    assert pq.read_table(part).to_pylist() == expected.to_pylist()
-    elsewhere = tmp_path / "part-b.parquet"
+    assert read_part(part).to_pylist() == expected.to_pylist()
+    elsewhere = tmp_path / "part-b.arrow"
     returned = unit_part(unit, config, None, None, str(elsewhere), (str(probe), "token-of-another-run"))
     assert not isinstance(returned, int) and returned.to_pylist() == expected.to_pylist()
     assert not elsewhere.exists()

@@ -176,7 +176,11 @@ def _done(parts: Path) -> dict[str, dict[str, object]]:
                 entry = json.loads(line)
             except ValueError:
                 continue  # a line cut by a crash: that unit simply runs again
-            if isinstance(entry, dict) and (parts / str(entry.get("part", ""))).is_file():
+            if not isinstance(entry, dict):
+                continue
+            part = str(entry.get("part", ""))
+            # (a part another version wrote in another format is not this run's: redone)
+            if part == f"part-{entry.get('id')}{output.PART_SUFFIX}" and (parts / part).is_file():
                 done[str(entry["id"])] = entry
     return done
 
@@ -206,16 +210,16 @@ def run_batch(
     show = sys.stderr.isatty() if progress is None else progress
     finished = 0
     meta = output.metadata(config.paths, [a.name for a in config.agents])
-    merger = output.Merger([parts / f"part-{uid}.parquet" for uid in ids], out, meta)
+    merger = output.Merger([parts / f"part-{uid}{output.PART_SUFFIX}" for uid in ids], out, meta)
     sent = 0  # bytes of results the workers sent back (tables they could not write themselves)
     token = secrets.token_hex(16)
     try:
         for uid in ids:
             if uid in done:
-                merger.ready(parts / f"part-{uid}.parquet")
+                merger.ready(parts / f"part-{uid}{output.PART_SUFFIX}")
         with (parts / DONE).open("a", encoding="utf-8") as manifest, _Progress(len(todo), show) as bar:
             for uid, unit, result in _execute(todo, config, fetch, scheduler, workers, window, parts, token):
-                name = f"part-{uid}.parquet"
+                name = f"part-{uid}{output.PART_SUFFIX}"
                 if isinstance(result, int):
                     written = result  # the worker wrote the part
                 else:
@@ -418,7 +422,7 @@ def _submit(
     # key=uid and run: Dask never confuses two units, resubmitting a unit reuses its result, and
     # a result an earlier run left on a long-lived cluster (a row count: its part may be gone)
     # is never taken for this run's.
-    part = str(Path(how.parts) / f"part-{uid}.parquet")
+    part = str(Path(how.parts) / f"part-{uid}{output.PART_SUFFIX}")
     future = client.submit(
         unit_part,
         unit,
