@@ -173,3 +173,68 @@ def test_the_run_store_writes_puts_in_batches_and_at_flush(tmp_path: Path) -> No
     writer._disable()
     writer.flush()
     assert reader.get(b"late") is None and writer.get(b"k0") is None
+
+
+def test_a_body_another_worker_is_judging_waits_and_is_then_read_from_the_store(tmp_path: Path) -> None:
+    """`analyze_or_defer` lets a capture wait (None) while another worker holds the claim on its
+    body; once that worker's facts are in the store, the capture's row is read from there, equal
+    to a row judged alone. Without a store nothing waits."""
+    from robotskit.batch.shared import SharedFacts
+
+    config = BatchConfig(agents=default_agents())
+    capture = Capture(
+        source="a", record=1, url="https://a.example/robots.txt", body=b"User-agent: *\nDisallow: /x\n"
+    )
+    first, second = Analyzer(config), Analyzer(config)
+    first.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
+    second.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
+    one = first.analyze_or_defer(capture)  # claims the body, judges it
+    assert one is not None and first.misses == 1
+    assert second.analyze_or_defer(capture) is None  # claimed, its facts not written yet
+    first.shared.flush()
+    assert second.analyze(capture) == one and (second.misses, second.shared_hits) == (0, 1)
+    assert Analyzer(config).analyze_or_defer(capture) == one  # no store: judged at once
+
+
+def test_a_unit_judges_its_waiting_captures_itself_when_the_claimant_never_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """process_unit with every body claimed by a worker that never writes its facts (it died):
+    the captures wait, then are judged at the unit's end; the rows equal a run without a store."""
+    from robotskit.batch import runner
+    from robotskit.batch.analyze import Facts, forget
+    from robotskit.batch.inputs import InputUnit, Item
+
+    class DeadClaimant:
+        asked = 0
+
+        def get(self, key: bytes) -> Facts | None:
+            return None
+
+        def put(self, key: bytes, facts: Facts) -> None:
+            pass
+
+        def flush(self) -> None:
+            pass
+
+        def claim(self, key: bytes) -> bool:
+            DeadClaimant.asked += 1
+            return False
+
+    config = BatchConfig(agents=default_agents())
+    root = tmp_path / "files"
+    root.mkdir()
+    for i in range(7):
+        (root / f"{i}.txt").write_bytes(b"User-agent: *\nDisallow: /%d\n" % (i % 3))
+    items = tuple(Item(f"{i}.txt", f"https://h{i}.example/robots.txt") for i in range(7))
+    unit = InputUnit("dir", str(root), items)
+    forget()
+    alone = runner.process_unit(unit, config)
+    forget()
+    monkeypatch.setattr(runner, "shared_facts", lambda path: DeadClaimant())
+    waited = runner.process_unit(unit, config, None, "any")
+    judged = runner.analyzer_for(config).misses
+    forget()
+    assert DeadClaimant.asked == 7  # every capture waited (none of its bodies was judged here yet)
+    assert judged == 3  # then each distinct body was judged once, the rest from the unit's cache
+    assert waited.to_pylist() == alone.to_pylist()

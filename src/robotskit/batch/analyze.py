@@ -93,6 +93,12 @@ class FactsStore(Protocol):
 
     def flush(self) -> None: ...
 
+    def claim(self, key: bytes) -> bool: ...
+
+
+class _Deferred(Exception):
+    """Another worker is judging this body now: the capture waits for the end of the unit."""
+
 
 @dataclass(slots=True)
 class Row:
@@ -178,14 +184,27 @@ class Analyzer:
 
     def analyze(self, capture: Capture) -> Row:
         """The row for one capture. Never raises on content: failures land in `error`."""
+        row = self._row(capture, may_defer=False)
+        assert row is not None
+        return row
+
+    def analyze_or_defer(self, capture: Capture) -> Row | None:
+        """`analyze`, or None when another worker of the run has claimed the capture's body and
+        is judging it now (`FactsStore.claim`): ask again later (the unit's end), when its facts
+        are likely in the store, rather than judge the same body twice at once."""
+        return self._row(capture, may_defer=True)
+
+    def _row(self, capture: Capture, *, may_defer: bool) -> Row | None:
         try:
-            return self._analyze(capture)
+            return self._analyze(capture, may_defer)
+        except _Deferred:
+            return None
         except Exception as exc:  # a library bug on one capture must not end a job
             return Row(
                 source=capture.source, record=capture.record, url=capture.url, error=f"analyze: {exc!r}"
             )
 
-    def _analyze(self, capture: Capture) -> Row:
+    def _analyze(self, capture: Capture, may_defer: bool = False) -> Row:
         row = _base_row(capture)
         outcome = _outcome(capture)
         if outcome is None:
@@ -195,7 +214,9 @@ class Analyzer:
         if outcome == OK and capture.body is not None:
             row.profile = profile_name(self.config, capture.url)
             try:
-                self._fill(row, capture)
+                self._fill(row, capture, may_defer)
+            except _Deferred:
+                raise
             except Exception as exc:  # a library bug on one file must not end a job
                 row.error = f"analyze: {type(exc).__name__}: {exc}"
                 row.agents = NO_AGENTS
@@ -206,7 +227,7 @@ class Analyzer:
 
     # -- a parsed body -------------------------------------------------------------------------
 
-    def _fill(self, row: Row, capture: Capture) -> None:
+    def _fill(self, row: Row, capture: Capture, may_defer: bool = False) -> None:
         assert capture.body is not None and row.profile is not None
         digest = hashlib.sha256(capture.body).digest()
         row.sha256 = digest.hex()
@@ -218,6 +239,8 @@ class Analyzer:
             stored = b"\0".join((digest, row.profile.encode(), b"%d" % capture.truncated, media.encode()))
             facts = shared.get(stored) if shared is not None else None
             if facts is None:
+                if shared is not None and may_defer and not shared.claim(stored):
+                    raise _Deferred  # another worker is judging this body now
                 self.misses += 1
                 facts = self._facts_of(capture.body, capture.truncated, row.profile, media)
                 if shared is not None:

@@ -51,6 +51,8 @@ from robotskit.batch.inputs import (
 from robotskit.batch.shared import shared_facts
 
 DONE = "done.jsonl"
+# A unit keeps at most this many captures (their bodies) waiting for another worker's verdict.
+MAX_WAITING = 512
 # Per run, named by the run's token, both deleted at its end: a worker still connected to an
 # earlier run's store (a long-lived cluster) must never read that run's facts, which may have
 # been judged for other agents or paths.
@@ -97,6 +99,7 @@ def process_unit(
     analyzer = analyzer_for(config)
     analyzer.shared = shared_facts(store)
     rows: list[Row] = []
+    waiting: list[Capture] = []  # bodies another worker was judging when this unit met them
     captures = read_unit(unit, config.max_bytes, fetch)
     while True:
         try:
@@ -107,9 +110,16 @@ def process_unit(
             failed = Capture(source=unit.path, record=-1, error=f"read: {type(exc).__name__}: {exc}")
             rows.append(analyzer.analyze(failed))
             break
-        rows.append(analyzer.analyze(capture))
+        row = analyzer.analyze_or_defer(capture) if len(waiting) < MAX_WAITING else None
+        if row is None and len(waiting) < MAX_WAITING:
+            waiting.append(capture)
+        else:
+            rows.append(row if row is not None else analyzer.analyze(capture))
     if analyzer.shared is not None:
         analyzer.shared.flush()  # what this unit judged, for the other workers' next units
+    # By now the other worker has mostly written what it judged: these are store hits, and a body
+    # it has not finished is judged here (the rows are the same either way).
+    rows.extend(analyzer.analyze(capture) for capture in waiting)
     rows.sort(key=lambda row: (row.source, row.record))
     return output.to_table(rows, names, meta)
 

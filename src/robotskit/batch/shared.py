@@ -19,6 +19,9 @@ from pathlib import Path
 from robotskit.batch.analyze import Facts
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS facts (key BLOB PRIMARY KEY, value BLOB NOT NULL)"
+# Who is judging which body now: the first worker to claim a key judges it; the others let the
+# capture wait to the end of their unit (robotskit.batch.runner.process_unit).
+_CLAIMS = "CREATE TABLE IF NOT EXISTS claims (key BLOB PRIMARY KEY)"
 
 
 # Puts are written this many at a time, in one transaction: a commit per put cost 27 µs of CPU,
@@ -38,6 +41,7 @@ class SharedFacts:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=OFF")  # a cache: losing it on a crash costs nothing
                 db.execute(_SCHEMA)
+                db.execute(_CLAIMS)
                 self._db = db
 
     def get(self, key: bytes) -> Facts | None:
@@ -58,6 +62,17 @@ class SharedFacts:
         self._pending.append((key, pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)))
         if len(self._pending) >= _BATCH:
             self.flush()
+
+    def claim(self, key: bytes) -> bool:
+        """Take `key` for judging: False when another worker took it first (it is judging that
+        body now, or did and its facts are on their way). True when the store is unusable."""
+        if self._db is None:
+            return True
+        try:
+            return bool(self._db.execute("INSERT OR IGNORE INTO claims VALUES (?)", (key,)).rowcount == 1)
+        except sqlite3.Error:
+            self._disable()
+            return True
 
     def flush(self) -> None:
         """Write the pending puts in one transaction (a unit's end calls this)."""
