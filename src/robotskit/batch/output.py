@@ -208,21 +208,6 @@ class Merger:
         self._tmp.unlink(missing_ok=True)
 
 
-def merge(parts: Sequence[Path], out: Path, meta: Mapping[bytes, bytes]) -> int:
-    """Concatenate part files into `out` one row group at a time (memory: one part). Rows written."""
-    schema = SCHEMA.with_metadata(dict(meta))
-    tmp = out.with_name(out.name + ".tmp")
-    total = 0
-    with pq.ParquetWriter(tmp, schema) as writer:
-        for part in parts:
-            table = read_part(part).replace_schema_metadata(dict(meta))
-            if table.num_rows:
-                writer.write_table(table.cast(schema))
-                total += table.num_rows
-    tmp.replace(out)
-    return total
-
-
 def sample_paths(table_or_schema: pa.Table | pa.Schema) -> list[str]:
     """The sample paths of a results file, in `agents[].paths` order."""
     schema = table_or_schema.schema if isinstance(table_or_schema, pa.Table) else table_or_schema

@@ -110,11 +110,14 @@ def process_unit(
             failed = Capture(source=unit.path, record=-1, error=f"read: {type(exc).__name__}: {exc}")
             rows.append(analyzer.analyze(failed))
             break
-        row = analyzer.analyze_or_defer(capture) if len(waiting) < MAX_WAITING else None
-        if row is None and len(waiting) < MAX_WAITING:
+        if len(waiting) >= MAX_WAITING:
+            rows.append(analyzer.analyze(capture))
+            continue
+        row = analyzer.analyze_or_defer(capture)
+        if row is None:
             waiting.append(capture)
         else:
-            rows.append(row if row is not None else analyzer.analyze(capture))
+            rows.append(row)
     if analyzer.shared is not None:
         analyzer.shared.flush()  # what this unit judged, for the other workers' next units
     # By now the other worker has mostly written what it judged: these are store hits, and a body

@@ -69,7 +69,7 @@ class SharedFacts:
         if self._db is None:
             return True
         try:
-            return bool(self._db.execute("INSERT OR IGNORE INTO claims VALUES (?)", (key,)).rowcount == 1)
+            return self._db.execute("INSERT OR IGNORE INTO claims VALUES (?)", (key,)).rowcount == 1
         except sqlite3.Error:
             self._disable()
             return True

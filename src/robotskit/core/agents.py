@@ -127,6 +127,13 @@ class Agent:
         return cls(crawler.token, fallbacks=crawler.fallbacks)
 
     @property
+    def lone_token(self) -> str | None:
+        """The token when it alone judges this agent (no aliases, no fallbacks): such an Agent
+        is read exactly as that string is (`as_agent`); None otherwise. Purposes only count in
+        the gemini profile, where every token is judged alone anyway."""
+        return self.token if not self.aliases and not self.fallbacks else None
+
+    @property
     def names(self) -> tuple[str, ...]:
         """The token and aliases as given (no purposes)."""
         return ((self.token,) if self.token is not None else ()) + self.aliases

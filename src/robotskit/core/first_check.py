@@ -83,9 +83,9 @@ def quick_verdict(
         token = "*"
     else:
         if type(agent) is not str:
-            if not isinstance(agent, Agent) or agent.aliases or agent.fallbacks or agent.token is None:
+            agent = agent.lone_token if isinstance(agent, Agent) else None
+            if agent is None:
                 return None
-            agent = agent.token  # a plain Agent is judged as its token is (`as_agent`)
         key = (profile.reduce_caller_agent, agent)
         token = _CALLER_TOKENS.get(key, "")
         if not token:

@@ -263,9 +263,10 @@ class View:
         if type(agent) is not str:
             if not isinstance(agent, Agent):
                 return None
-            if agent.aliases or agent.fallbacks or agent.token is None:
+            lone = agent.lone_token
+            if lone is None:
                 return self._agent_set(profile, agent)
-            agent = agent.token  # a plain Agent is judged as its token is (`as_agent`)
+            agent = lone  # read as its token is (`as_agent`)
         # `_groups_for([token])` for one token: an index entry is already its sorted positions
         token = (product_token(agent) if profile.reduce_caller_agent else agent).lower()
         return (self.index.get(token) if token != "*" else None) or self.global_groups
