@@ -156,7 +156,7 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: P
     """Ctrl-C (SIGINT to the whole process group, workers included) mid-run: one line saying how
     to resume, exit 130, no traceback; the rerun skips finished units and equals a whole run."""
     warcs = []
-    for n in range(6):
+    for n in range(12):  # enough units that the signal lands mid-run on a quick machine
         warc = tmp_path / f"in-{n}.warc.gz"
         build_warc(warc, corpus_files(60, start=100 + 60 * n), prefix=f"{n}-")
         warcs.append(str(warc))

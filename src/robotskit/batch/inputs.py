@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from robotskit import RobotsClient, RobotsEntry, authority_key
 from robotskit.batch._values import Capture
 from robotskit.batch.warc import read_warc
+from robotskit.batch.warc_ranges import MemberIndex, read_warc_range, split_points
 
 WARC_SUFFIXES = (".warc", ".warc.gz")
 MANIFEST = "manifest.jsonl"
@@ -47,9 +48,13 @@ class InputUnit:
     kind: str  # "warc" | "dir" | "hosts"
     path: str
     items: tuple[Item, ...] = field(default=())
+    # A byte range of a WARC file: the records that start in [start, end) (end None: to the end).
+    span: tuple[int, int | None] | None = None
 
     @property
     def label(self) -> str:
+        if self.span is not None:
+            return f"{self.path}[{self.span[0]}:{'' if self.span[1] is None else self.span[1]}]"
         if self.kind == "warc":
             return self.path
         return f"{self.path}[{self.items[0].key}..{self.items[-1].key}]" if self.items else self.path
@@ -76,9 +81,11 @@ def kind_of(path: Path) -> str:
     return "hosts"
 
 
-def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK) -> Plan:
+def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK, split: int | None = None) -> Plan:
     """Cut the inputs into units, in a stable order (so unit ids survive a rerun).
 
+    `split`: cut a `.warc.gz` file bigger than this many bytes into ranges of about that size
+    (robotskit.batch.warc_ranges), for runs whose units go to several workers.
     Raises `InputError` (one line) for an input that is missing or unreadable, before anything runs.
     """
     units: list[InputUnit] = []
@@ -88,7 +95,7 @@ def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK) -> Plan:
         _check_readable(path)
         kind = kind_of(path)
         if kind == "warc":
-            units.append(InputUnit("warc", str(path)))
+            units.extend(_warc_units(path, split))
         elif kind == "dir":
             items, not_read = _directory_items(path)
             skipped += not_read
@@ -96,6 +103,17 @@ def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK) -> Plan:
         else:
             units.extend(_chunks("hosts", path, _host_items(path), chunk))
     return Plan(units, skipped)
+
+
+def _warc_units(path: Path, split: int | None) -> list[InputUnit]:
+    size = path.stat().st_size
+    if split is None or size <= split or not path.name.lower().endswith(".gz"):
+        return [InputUnit("warc", str(path))]
+    points = split_points(str(path), size, split)
+    if len(points) < 2:
+        return [InputUnit("warc", str(path))]
+    ends: list[int | None] = [*points[1:], None]
+    return [InputUnit("warc", str(path), span=(start, end)) for start, end in zip(points, ends, strict=True)]
 
 
 def _check_readable(path: Path) -> None:
@@ -334,8 +352,16 @@ def _entry_capture(source: str, number: int, url: str, entry: RobotsEntry) -> Ca
     )
 
 
-def read_unit(unit: InputUnit, max_bytes: int, options: FetchOptions | None = None) -> Iterator[Capture]:
-    """The captures of one unit, whatever its kind."""
+def read_unit(
+    unit: InputUnit,
+    max_bytes: int,
+    options: FetchOptions | None = None,
+    index: Sequence[MemberIndex] | None = None,
+) -> Iterator[Capture]:
+    """The captures of one unit, whatever its kind. `index`: for a range of a WARC file, the
+    scans of all the file's ranges (robotskit.batch.warc_ranges); None scans the file here."""
+    if unit.span is not None:
+        return read_warc_range(unit.path, unit.span[0], unit.span[1], max_bytes, index)
     if unit.kind == "warc":
         return read_warc(unit.path, max_bytes)
     if unit.kind == "dir":
@@ -351,4 +377,7 @@ def unit_fingerprint(unit: InputUnit) -> str:
     except OSError:
         stamp = "missing"
     items = [[item.key, item.value, item.error] for item in unit.items]
-    return json.dumps([unit.kind, str(Path(unit.path).resolve()), stamp, items], sort_keys=True)
+    identity: list[object] = [unit.kind, str(Path(unit.path).resolve()), stamp, items]
+    if unit.span is not None:
+        identity.append(list(unit.span))
+    return json.dumps(identity, sort_keys=True)

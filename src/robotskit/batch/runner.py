@@ -49,6 +49,7 @@ from robotskit.batch.inputs import (
     unit_fingerprint,
 )
 from robotskit.batch.shared import shared_facts
+from robotskit.batch.warc_ranges import RANGE_BYTES, MemberIndex, scan
 
 DONE = "done.jsonl"
 # A unit keeps at most this many captures (their bodies) waiting for another worker's verdict.
@@ -97,11 +98,16 @@ class BatchSummary:
 
 
 def process_unit(
-    unit: InputUnit, config: BatchConfig, fetch: FetchOptions | None = None, store: str | None = None
+    unit: InputUnit,
+    config: BatchConfig,
+    fetch: FetchOptions | None = None,
+    store: str | None = None,
+    index: Sequence[MemberIndex] | None = None,
 ) -> pa.Table:
     """Read and analyze one unit (runs on a worker). Rows are sorted by (source, record).
 
     `store`: the run's shared per-body store (robotskit.batch.shared), when workers are processes.
+    `index`: for a byte range of a WARC file, the scans of all its ranges (robotskit.batch.warc_ranges).
     """
     names = [a.name for a in config.agents]
     meta = output.metadata(config.paths, names)
@@ -109,7 +115,7 @@ def process_unit(
     analyzer.shared = shared_facts(store)
     rows: list[Row] = []
     waiting: list[Capture] = []  # bodies another worker was judging when this unit met them
-    captures = read_unit(unit, config.max_bytes, fetch)
+    captures = read_unit(unit, config.max_bytes, fetch, index)
     while True:
         try:
             capture = next(captures)
@@ -143,12 +149,13 @@ def unit_part(
     store: str | None,
     part: str,
     probe: tuple[str, str],
+    index: Sequence[MemberIndex] | None = None,
 ) -> pa.Table | int:
     """`process_unit` on a worker: it writes the unit's part file itself and returns the row
     count when it sees the run's parts folder (the `probe` file there holds this run's token),
     else it returns the table for the driver to write (a remote worker with its own disk)."""
     freeze_heap()
-    table = process_unit(unit, config, fetch, store)
+    table = process_unit(unit, config, fetch, store, index)
     if _sees(probe):
         output.write_part(table, Path(part))
         return int(table.num_rows)
@@ -218,11 +225,17 @@ def run_batch(
     workers: int | None = None,
     window: int | None = None,
     progress: bool | None = None,
+    range_bytes: int | None = RANGE_BYTES,
 ) -> BatchSummary:
-    """Analyze every capture of `inputs` into the Parquet file `out`; see the module docstring."""
+    """Analyze every capture of `inputs` into the Parquet file `out`; see the module docstring.
+
+    `range_bytes`: under a Dask scheduler, a `.warc.gz` file bigger than this is cut into byte
+    ranges of about this size, each a unit (None: never). The sync run reads whole files.
+    """
     started = time.monotonic()
     out = Path(out)
-    plan = discover(inputs, chunk)  # raises InputError before anything starts
+    split = None if scheduler in (None, "sync") else range_bytes
+    plan = discover(inputs, chunk, split)  # raises InputError before anything starts
     parts = out.with_name(out.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
     units = plan.units
@@ -246,7 +259,7 @@ def run_batch(
             (parts / DONE).open("a", encoding="utf-8") as manifest,
             _Progress(len(todo), show) as bar,
         ):
-            for uid, unit, result in _execute(todo, config, fetch, client, window, parts, token):
+            for uid, unit, result in _execute(todo, units, config, fetch, client, window, parts, token):
                 name = f"part-{uid}{output.PART_SUFFIX}"
                 if isinstance(result, int):
                     written = result  # the worker wrote the part
@@ -326,6 +339,7 @@ def _engine(scheduler: Any, workers: int | None) -> Iterator[Any]:
 
 def _execute(
     todo: list[tuple[str, InputUnit]],
+    units: list[InputUnit],
     config: BatchConfig,
     fetch: FetchOptions | None,
     client: Any,
@@ -333,7 +347,9 @@ def _execute(
     parts: Path,
     token: str,
 ) -> Iterator[tuple[str, InputUnit, pa.Table | int]]:
-    """Yield (id, unit, table or rows written) as units finish, never more than `window` in flight."""
+    """Yield (id, unit, table or rows written) as units finish, never more than `window` in flight.
+
+    `units`: all the run's units, done ones too (a range needs the index of its whole file)."""
     if not todo:
         return
     if client is None:
@@ -358,15 +374,58 @@ def _execute(
     pending = iter(largest_first(todo))
     running: dict[Any, tuple[str, InputUnit]] = {}
     futures = dask.as_completed()
+    indexes = _Indexes(client, units, todo, how.run)
     for uid, unit in _take(pending, slots):
-        _submit(client, futures, running, uid, unit, how)
+        _submit(client, futures, running, uid, unit, how, indexes.of(unit))
     for future in futures:
         uid, unit = running.pop(future)
         result = future.result()
         future.release()
+        indexes.done(unit)
         for nxt_uid, nxt_unit in _take(pending, 1):
-            _submit(client, futures, running, nxt_uid, nxt_unit, how)
+            _submit(client, futures, running, nxt_uid, nxt_unit, how, indexes.of(nxt_unit))
         yield uid, unit, result
+
+
+class _Indexes:
+    """The index of each WARC file run in byte ranges: every range of the file is scanned as a
+    task of its own (in parallel, spread over the workers), and each range unit of the file
+    takes all the scans as its input (merged on its worker once per file). A task goes to a
+    worker that holds its inputs: one merged index would draw all of a file's ranges to the
+    worker that made it, while scans spread over the workers leave Dask free to balance.
+    Released when the file's last range is done."""
+
+    def __init__(
+        self, client: Any, units: list[InputUnit], todo: list[tuple[str, InputUnit]], run: str
+    ) -> None:
+        self._client, self._run = client, run
+        self._spans: dict[str, list[tuple[int, int | None]]] = {}
+        for unit in units:
+            if unit.span is not None:
+                self._spans.setdefault(unit.path, []).append(unit.span)
+        self._left = Counter(unit.path for _, unit in todo if unit.span is not None)
+        self._scans: dict[str, list[Any]] = {}
+
+    def of(self, unit: InputUnit) -> list[Any] | None:
+        if unit.span is None:
+            return None
+        scans = self._scans.get(unit.path)
+        if scans is None:
+            name = hashlib.sha256(unit.path.encode()).hexdigest()[:16]
+            scans = [
+                self._client.submit(scan, unit.path, start, end, key=f"robotskit-scan-{name}-{i}-{self._run}")
+                for i, (start, end) in enumerate(self._spans[unit.path])
+            ]
+            self._scans[unit.path] = scans
+        return scans
+
+    def done(self, unit: InputUnit) -> None:
+        if unit.span is None:
+            return
+        self._left[unit.path] -= 1
+        if self._left[unit.path] <= 0:
+            for future in self._scans.pop(unit.path, []):
+                future.release()
 
 
 def local_cluster(workers: int | None = None) -> Any:
@@ -418,7 +477,9 @@ def _quiet() -> Iterator[None]:
 def largest_first(todo: list[tuple[str, InputUnit]]) -> list[tuple[str, InputUnit]]:
     """The units, biggest first (a WARC file by its size, a chunk by its items), so that the run
     does not end on one worker finishing a big unit while the others wait (longest processing
-    time first). Only the order of submission changes: the results file keeps the input order."""
+    time first). The byte ranges of one file stay together, in file order, weighed by the whole
+    file: its index is then needed once, and each worker reads the file front to back. Only
+    the order of submission changes: the results file keeps the input order."""
 
     def weight(entry: tuple[str, InputUnit]) -> int:
         unit = entry[1]
@@ -460,6 +521,7 @@ def _submit(
     uid: str,
     unit: InputUnit,
     how: _How,
+    index: Any,
 ) -> None:
     # key=uid and run: Dask never confuses two units, resubmitting a unit reuses its result, and
     # a result an earlier run left on a long-lived cluster (a row count: its part may be gone)
@@ -473,6 +535,7 @@ def _submit(
         how.store,
         part,
         how.probe,
+        index,
         key=f"robotskit-batch-{uid}-{how.run}",
         pure=False,
     )

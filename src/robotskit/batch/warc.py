@@ -21,8 +21,9 @@ targets). Redirect captures whose target comes later in the file are replayed af
 
 from __future__ import annotations
 
+import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -46,7 +47,7 @@ _WARC_MAGIC = b"WARC/1."
 
 
 @dataclass(frozen=True, slots=True)
-class _Response:
+class Response:
     """One response record, decoded: what the fetch function hands the policy."""
 
     uri: str
@@ -61,6 +62,10 @@ class _Response:
     damaged: str | None = None  # the record cannot tell what was served: no verdict
 
 
+# A redirect target's capture, found by its `url_key`; None when the file holds none.
+Targets = Callable[[str], "Response | None"]
+
+
 class _NotCaptured(Exception):
     """A redirect leads to a URL this WARC file holds no capture of."""
 
@@ -73,27 +78,48 @@ def read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
     instead, so that no input vanishes from the results without a word.
     """
     rows = 0
-    for capture in _read_warc(path, max_bytes):
+    for capture in read_captures(path, max_bytes):
         rows += 1
         yield capture
     if not rows:
-        try:
-            empty = Path(path).stat().st_size == 0
-        except OSError:
-            empty = False
-        reason = "empty file" if empty else "no WARC response record in this file"
-        yield Capture(source=path, record=0, error=f"unreadable input: {reason}")
+        yield unreadable(path)
 
 
-def _read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
+def unreadable(path: str) -> Capture:
+    """The one row of a WARC file that gives no other row."""
+    try:
+        empty = Path(path).stat().st_size == 0
+    except OSError:
+        empty = False
+    reason = "empty file" if empty else "no WARC response record in this file"
+    return Capture(source=path, record=0, error=f"unreadable input: {reason}")
+
+
+def read_captures(
+    path: str, max_bytes: int, *, start: int = 0, end: int | None = None, targets: Targets | None = None
+) -> Iterator[Capture]:
+    """The captures of the records that start in [start, end) (every row, damaged ones too).
+
+    `targets` finds a redirect target's capture by `url_key`. By default it is this read's own
+    index: the first capture of each URL read so far, and of the whole stretch for the
+    redirects whose target comes later (replayed after the pass). Both give the first capture
+    of the target URL in the file; a read of one byte range passes the whole file's index
+    (robotskit.batch.warc_ranges) to give the same answer.
+    """
     index: dict[str, int] = {}
-    deferred: list[_Response] = []
-    for offset, record, error in records(path):
+    if targets is None:
+
+        def targets(key: str) -> Response | None:
+            offset = index.get(key)
+            return None if offset is None else read_at(path, offset, max_bytes)
+
+    deferred: list[Response] = []
+    for offset, record, error in records(path, start, end=end):
         if record is None:
             yield Capture(source=path, record=offset, error=error or "unreadable record")
             continue
         try:
-            response = _response(offset, record, max_bytes)
+            response = response_of(offset, record, max_bytes)
         except Exception as exc:  # warcio or header parsing on hostile bytes: one row
             yield Capture(source=path, record=offset, error=f"unreadable record: {type(exc).__name__}: {exc}")
             continue
@@ -104,7 +130,7 @@ def _read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
             continue
         index.setdefault(url_key(response.uri), offset)
         try:
-            capture = _replay(path, response, index, max_bytes)
+            capture = _replay(path, response, targets, max_bytes)
         except _NotCaptured:
             deferred.append(response)
             continue
@@ -113,7 +139,7 @@ def _read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
         yield capture
     for response in deferred:
         try:
-            capture = _replay(path, response, index, max_bytes)
+            capture = _replay(path, response, targets, max_bytes)
         except _NotCaptured as missing:
             capture = Capture(
                 source=path,
@@ -130,7 +156,7 @@ def _read_warc(path: str, max_bytes: int) -> Iterator[Capture]:
         yield capture
 
 
-def _damaged(path: str, response: _Response) -> Capture:
+def _damaged(path: str, response: Response) -> Capture:
     return Capture(
         source=path,
         record=response.offset,
@@ -154,17 +180,17 @@ def url_key(url: str) -> str:
     return authority + (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def _replay(path: str, first: _Response, index: dict[str, int], max_bytes: int) -> Capture:
+def _replay(path: str, first: Response, targets: Targets, max_bytes: int) -> Capture:
     """Run the fetch policy for `first`'s authority with this file as the network."""
     try:
-        return _run_policy(path, first, index, max_bytes, first.headers)
+        return _run_policy(path, first, targets, max_bytes, first.headers)
     except (_NotCaptured, _Damaged):
         raise
     except Exception as exc:
         # The outcome does not depend on caching headers (Retry-After, max-age): judge without
         # them and say so, rather than lose the capture.
         plain = {k: v for k, v in first.headers.items() if k not in _CACHING_HEADERS}
-        capture = _run_policy(path, first, index, max_bytes, plain)
+        capture = _run_policy(path, first, targets, max_bytes, plain)
         note = f"policy: {type(exc).__name__}: {exc} (judged without its caching headers)"
         return replace(capture, error=capture.error or note)
 
@@ -177,9 +203,9 @@ class _Damaged(Exception):
 
 
 def _run_policy(
-    path: str, first: _Response, index: dict[str, int], max_bytes: int, first_headers: dict[str, str]
+    path: str, first: Response, targets: Targets, max_bytes: int, first_headers: dict[str, str]
 ) -> Capture:
-    last: list[_Response] = []
+    last: list[Response] = []
 
     def fetch(request: FetchRequest) -> FetchResponse:
         # The first request is the capture in hand; redirect hops are looked up in the file.
@@ -187,10 +213,10 @@ def _run_policy(
             response = first
             headers = first_headers
         else:
-            offset = index.get(url_key(request.url))
-            if offset is None:
+            found = targets(url_key(request.url))
+            if found is None:
                 raise _NotCaptured(request.url)
-            response = read_at(path, offset, max_bytes)
+            response = found
             headers = response.headers
         last.append(response)
         if response.damaged is not None:
@@ -233,23 +259,27 @@ def _run_policy(
     )
 
 
-def read_at(path: str, offset: int, max_bytes: int) -> _Response:
+def read_at(path: str, offset: int, max_bytes: int) -> Response:
     """The response record at `offset` (a redirect target), decoded."""
     for got, record, failure in records(path, offset, single=True):
         error = failure
         try:
-            response = _response(got, record, max_bytes) if record is not None else None
+            response = response_of(got, record, max_bytes) if record is not None else None
         except Exception as exc:  # hostile bytes: the target is damaged
             error = f"unreadable record: {type(exc).__name__}: {exc}"
             response = None
         if response is not None:
             return response
-        return _Response("", got, None, 0, {}, b"", 0, False, damaged=error or "not an HTTP response record")
-    return _Response("", offset, None, 0, {}, b"", 0, False, damaged="record vanished")
+        return Response("", got, None, 0, {}, b"", 0, False, damaged=error or "not an HTTP response record")
+    return Response("", offset, None, 0, {}, b"", 0, False, damaged="record vanished")
 
 
-def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tuple[int, Any, str | None]]:
+def records(
+    path: str, start: int = 0, *, end: int | None = None, single: bool = False
+) -> Iterator[tuple[int, Any, str | None]]:
     """(offset, record, None) for each record; (offset, None, message) for a damaged stretch.
+
+    Only records (and damaged stretches) that start before `end` (None: the end of the file).
 
     After damage, reading resumes at the next gzip member (or `WARC/1.` line) found by scanning;
     the error row carries the offset of the first member that failed, and consecutive failures
@@ -262,38 +292,70 @@ def records(path: str, start: int = 0, *, single: bool = False) -> Iterator[tupl
             fh.seek(position)
             iterator = ArchiveIterator(fh)
             last: int | None = None
+            lost = False
             try:
                 for record in iterator:
+                    if end is not None and iterator.offset >= end:
+                        return
+                    if gz and os.pread(fh.fileno(), 3, iterator.offset) != _GZIP_MAGIC:
+                        # A record inside another's gzip member (not the one record per member
+                        # a .warc.gz holds): warcio's offsets are lost from here (they even go
+                        # below 0). The record is damage; reading goes on at the next member.
+                        offset = max(iterator.offset, position if last is None else last + 1)
+                        yield offset, None, "corrupt record: not at the start of a gzip member"
+                        lost = True
+                        break
                     last = iterator.offset
                     yield last, record, None
                     if single:
                         return
             except Exception as exc:  # any decoding failure is data, not a bug
                 # The failing record starts after the last good one (or where this pass began).
-                broken = position if last is None else _resync(fh, last + 1, gz)
+                broken = position if last is None else resync(fh, last + 1, gz)
                 if broken is None:
                     broken = position if last is None else last + 1
+                if end is not None and broken >= end:
+                    return
                 yield broken, None, f"corrupt record: {type(exc).__name__}: {_short(exc)}"
                 if single:
                     return
-                found = _resync(fh, broken + 1, gz)
-                while found is not None and _fails(path, found):
-                    found = _resync(fh, found + 1, gz)  # a damaged stretch: one row for all of it
-                if found is None:
+                found = resync(fh, broken + 1, gz)
+                while found is not None and fails(path, found):
+                    found = resync(fh, found + 1, gz)  # a damaged stretch: one row for all of it
+                if found is None or (end is not None and found >= end):
                     return
                 position = found
             else:
+                if lost:
+                    following = resync(fh, (position if last is None else last) + 1, gz)
+                    while following is not None and fails(path, following):
+                        following = resync(fh, following + 1, gz)
+                    if following is None or (end is not None and following >= end):
+                        return
+                    position = following
+                    continue
                 # warcio ends quietly when the file stops inside a record's headers: a record
                 # start past the last one read is a record the end of the file cut.
-                tail = _resync(fh, position if last is None else last + 1, gz)
-                if tail is not None:
+                tail = resync(fh, position if last is None else last + 1, gz)
+                if tail is not None and (end is None or tail < end):
                     yield tail, None, "record cut short: the file ends inside it"
                 return
 
 
-def _fails(path: str, offset: int) -> bool:
-    """Does the record at `offset` fail to load? (Resynchronising skips false starts.)"""
+def fails(path: str, offset: int) -> bool:
+    """Does the record at `offset` fail to load? (Resynchronising skips false starts.)
+
+    At a gzip magic, the member must inflate to its end, checksum included, before warcio reads
+    it: read alone, warcio takes a member it cannot inflate for an uncompressed record (a
+    damaged member whose header survived then reads as a record of junk), where the same member
+    met in the course of a file fails. A whole member is a record start in every reading.
+    """
     with Path(path).open("rb") as fh:
+        fh.seek(offset)
+        if fh.read(3) == _GZIP_MAGIC:
+            fh.seek(offset)
+            if not _whole_member(fh):
+                return True
         fh.seek(offset)
         try:
             next(iter(ArchiveIterator(fh)), None)
@@ -302,12 +364,28 @@ def _fails(path: str, offset: int) -> bool:
     return False
 
 
+def _whole_member(fh: IO[bytes]) -> bool:
+    """Does a gzip member start here and inflate to its end (CRC and size checked)?"""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        while not inflater.eof:
+            piece = fh.read(_READ)
+            if not piece:
+                return False
+            inflater.decompress(piece, _READ)
+            while inflater.unconsumed_tail and not inflater.eof:
+                inflater.decompress(inflater.unconsumed_tail, _READ)
+    except zlib.error:
+        return False
+    return True
+
+
 def _short(exc: Exception) -> str:
     text = str(exc).replace("\n", " ")
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
+def resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
     """The offset of the next plausible record start at or after `start`, or None at EOF."""
     magic = _GZIP_MAGIC if gz else _WARC_MAGIC
     fh.seek(start)
@@ -323,7 +401,7 @@ def _resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
     return None
 
 
-def _response(offset: int, record: Any, max_bytes: int) -> _Response | None:
+def response_of(offset: int, record: Any, max_bytes: int) -> Response | None:
     """Decode a `response` record; None for any other record type.
 
     A response record that cannot tell what the server sent comes back with `damaged` set.
@@ -335,12 +413,12 @@ def _response(offset: int, record: Any, max_bytes: int) -> _Response | None:
     http = record.http_headers
     if http is None:
         what = "empty response block" if not record.length else "response block holds no HTTP response"
-        return _Response(uri, offset, fetched, 0, {}, b"", 0, False, damaged=what)
+        return Response(uri, offset, fetched, 0, {}, b"", 0, False, damaged=what)
     code = str(http.get_statuscode() or "")
     headers = {name.lower(): value for name, value in http.headers}
     if not (len(code) == 3 and code.isascii() and code.isdigit()):
         line = _short(ValueError(http.statusline))
-        return _Response(
+        return Response(
             uri, offset, fetched, 0, headers, b"", 0, False, damaged=f"status line is not HTTP: {line!r}"
         )
     status = int(code)
@@ -349,14 +427,14 @@ def _response(offset: int, record: Any, max_bytes: int) -> _Response | None:
         body, size, fed, complete = _read_body(record, max_bytes)
     except Exception as exc:  # zlib and chunking errors all mean a bad body
         if _owed(block) > 0 and _ended(block):
-            return _Response(uri, offset, fetched, status, headers, b"", 0, False, damaged="record cut short")
+            return Response(uri, offset, fetched, status, headers, b"", 0, False, damaged="record cut short")
         error = f"body: {type(exc).__name__}: {_short(exc)}"
-        return _Response(uri, offset, fetched, status, headers, b"", 0, False, error=error)
+        return Response(uri, offset, fetched, status, headers, b"", 0, False, error=error)
     damaged = _cut(
         block, headers, fed, size, complete, max_bytes, bool(record.rec_headers.get_header("WARC-Truncated"))
     )
     kept = body[:max_bytes]
-    return _Response(uri, offset, fetched, status, headers, kept, size, size > max_bytes, damaged=damaged)
+    return Response(uri, offset, fetched, status, headers, kept, size, size > max_bytes, damaged=damaged)
 
 
 def _owed(block: object) -> int:

@@ -1,0 +1,264 @@
+"""One `.warc.gz` file read in byte ranges, by several workers, with the rows a whole read gives.
+
+A Dask run with one big WARC file (or a few) would otherwise keep one worker busy and the others
+idle: under a Dask scheduler, `discover` cuts such a file at gzip member starts into ranges of
+about `RANGE_BYTES` (`split_points`), and each range is a unit of its own.
+
+The one thing a range cannot see by itself is a redirect's target: a whole-file read follows a
+redirect to the first capture of the target URL in the file (robotskit.batch.warc), which may lie
+in another range. So a range unit looks targets up in an index of the whole file (`targets_of`):
+for each URL, the offsets of the gzip members whose WARC header block names a `response` for
+it, in file order. The scan (`scan`) inflates each member with zlib, at C speed (about 4% of the
+time the analysis takes), and reads only the header block.
+
+The index may over-report, never miss: a candidate is checked when it is used (the record is read
+and decoded as the whole-file read does, and one that is damaged or names another URL is passed
+over), and a member whose header block the scan cannot read for certain (not ASCII, folded
+lines, no end in sight) is a candidate for every URL. A file where that is common, or where one
+gzip member holds more than one record, is indexed by reading its records the whole-file way
+instead: slower, the same answer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from robotskit.batch._values import Capture
+from robotskit.batch.warc import (
+    Response,
+    Targets,
+    fails,
+    read_at,
+    read_captures,
+    records,
+    response_of,
+    resync,
+    unreadable,
+    url_key,
+)
+
+RANGE_BYTES = 8 * 1024 * 1024  # a range unit's compressed size: a few thousand captures
+_FEED = 16_384  # compressed bytes handed to zlib at a time
+_INFLATE = 262_144  # decompressed bytes taken from zlib at a time (a bomb costs time, not memory)
+_HEAD = 65_536  # a WARC header block longer than this is not read by the scan
+_MAX_ANYWHERE = 64  # members that are candidates for every URL, before the slow index is used
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_TYPE = re.compile(rb"\r\nWARC-Type[ \t]*:([^\r\n]*)", re.IGNORECASE)
+_URI = re.compile(rb"\r\nWARC-Target-URI[ \t]*:([^\r\n]*)", re.IGNORECASE)
+_LENGTH = re.compile(rb"\r\nContent-Length[ \t]*:([^\r\n]*)", re.IGNORECASE)
+
+
+def split_points(path: str, size: int, every: int = RANGE_BYTES) -> list[int]:
+    """Where the ranges of a `.warc.gz` file of `size` bytes start: 0, then a record start (a
+    gzip member that reads as a record) at or after each of ceil(size / every) - 1 even steps.
+    [0] for a file of at most `every` bytes, or one where no later record start is found."""
+    count = -(-size // max(1, every))  # ranges: ceil(size / every)
+    if count < 2:
+        return [0]
+    step = size // count
+    points = [0]
+    with Path(path).open("rb") as fh:
+        for k in range(1, count):
+            found = resync(fh, max(k * step, points[-1] + 1), True)
+            while found is not None and fails(path, found):
+                found = resync(fh, found + 1, True)
+            if found is None:
+                break
+            if found > points[-1]:
+                points.append(found)
+    return points
+
+
+def read_warc_range(
+    path: str, start: int, end: int | None, max_bytes: int, scans: Sequence[MemberIndex] | None = None
+) -> Iterator[Capture]:
+    """The captures of the records of `path` that start in [start, end): the rows a whole read
+    of the file gives for them, redirects followed across the whole file. `scans`: the `scan`
+    of every range of the file, in file order; None scans the whole file here."""
+    targets, empty = _targets(path, whole_index(path, scans), max_bytes)
+    rows = 0
+    for capture in read_captures(path, max_bytes, start=start, end=end, targets=targets):
+        rows += 1
+        yield capture
+    if not rows and start == 0 and empty:
+        yield unreadable(path)  # the file's one row, as a whole read gives it
+
+
+_MERGED: dict[tuple[str, int, int], MemberIndex] = {}  # the last file's index, in this process
+
+
+def whole_index(path: str, scans: Sequence[MemberIndex] | None) -> MemberIndex:
+    """The index of the whole file, merged from its ranges' scans once per file version in a
+    process (a worker runs many ranges of one file in a row)."""
+    stat = Path(path).stat()
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    index = _MERGED.get(key)
+    if index is None:
+        index = scan(path) if scans is None else merge(scans)
+        _MERGED.clear()
+        _MERGED[key] = index
+    return index
+
+
+@dataclass(frozen=True, slots=True)
+class MemberIndex:
+    """Candidate offsets by `url_key`, in file order; members that are candidates for any URL;
+    and whether the scan could index the file (False: a member holds two records)."""
+
+    by_url: dict[str, list[int]]
+    anywhere: list[int]
+    regular: bool = True
+
+
+def merge(parts: Sequence[MemberIndex]) -> MemberIndex:
+    """The index of a whole file from its ranges' indexes, given in file order."""
+    by_url: dict[str, list[int]] = {}
+    anywhere: list[int] = []
+    for part in parts:
+        for key, offsets in part.by_url.items():
+            known = by_url.get(key)
+            by_url[key] = offsets if known is None else known + offsets
+        anywhere += part.anywhere
+    return MemberIndex(by_url, anywhere, all(part.regular for part in parts))
+
+
+def _targets(path: str, index: MemberIndex, max_bytes: int) -> tuple[Targets, bool]:
+    """How a range finds redirect targets, and whether the file has no response record."""
+    if not index.regular or len(index.anywhere) > _MAX_ANYWHERE:
+        stat = Path(path).stat()
+        return _exact_targets(path, stat.st_size, stat.st_mtime_ns, max_bytes)
+    by_url, anywhere = index.by_url, index.anywhere
+
+    def find(key: str) -> Response | None:
+        offsets = by_url.get(key, [])
+        if anywhere:
+            offsets = sorted({*offsets, *anywhere})
+        for offset in offsets:
+            response = read_at(path, offset, max_bytes)
+            # the test a whole read applies before indexing a capture
+            if response.damaged is None and url_key(response.uri) == key:
+                return response
+        return None
+
+    return find, not by_url and not anywhere
+
+
+@lru_cache(maxsize=2)
+def _exact_targets(path: str, size: int, mtime_ns: int, max_bytes: int) -> tuple[Targets, bool]:
+    """The whole-file read's own index, built by reading every record (for irregular files).
+    Built once per file version in a process (the last two files are kept)."""
+    del size, mtime_ns  # the cache key: a changed file is indexed again
+    first: dict[str, int] = {}
+    for offset, record, _error in records(path):
+        if record is None:
+            continue
+        try:
+            response = response_of(offset, record, max_bytes)
+        except Exception:  # an unreadable record: a whole read does not index it either
+            continue
+        if response is not None and response.damaged is None:
+            first.setdefault(url_key(response.uri), offset)
+
+    def find(key: str) -> Response | None:
+        offset = first.get(key)
+        return None if offset is None else read_at(path, offset, max_bytes)
+
+    return find, not first
+
+
+def scan(path: str, start: int = 0, end: int | None = None) -> MemberIndex:
+    """Index the response records of the gzip members of `path` that start in [start, end)
+    by their WARC headers alone."""
+    by_url: dict[str, list[int]] = {}
+    anywhere: list[int] = []
+    for offset, data, size, complete in _members(path, start, end):
+        if not complete:
+            continue  # not a whole gzip member: no whole read reads a record there either
+        head_end = data.find(b"\r\n\r\n")
+        head = data[: head_end + 2] if head_end >= 0 else b""
+        if not _plain(head):
+            anywhere.append(offset)
+            continue
+        kind = _first(_TYPE, head)
+        if kind != "response":
+            if kind is None:
+                anywhere.append(offset)
+            continue
+        length = _first(_LENGTH, head)
+        if length is None or not length.isdigit():
+            anywhere.append(offset)
+            continue
+        if head_end + 4 + int(length) + 4 < size:  # more in this member: another record
+            return MemberIndex({}, [], regular=False)
+        uri = _first(_URI, head)
+        if uri is None:
+            anywhere.append(offset)
+            continue
+        by_url.setdefault(url_key(uri.strip("<>")), []).append(offset)
+    return MemberIndex(by_url, anywhere)
+
+
+def _plain(head: bytes) -> bool:
+    """A header block the regular expressions read exactly as warcio does: a WARC status line,
+    ASCII, lines ended by CRLF only, no folded lines."""
+    return (
+        head.startswith(b"WARC/")
+        and head.isascii()
+        and head.count(b"\n") == head.count(b"\r\n") == head.count(b"\r")
+        and b"\n " not in head
+        and b"\n\t" not in head
+    )
+
+
+def _first(pattern: re.Pattern[bytes], head: bytes) -> str | None:
+    """The value of the first header the pattern names, as warcio reads it (stripped)."""
+    match = pattern.search(head)
+    return None if match is None else match.group(1).decode("ascii").strip()
+
+
+def _members(path: str, start: int, end: int | None) -> Iterator[tuple[int, bytes, int, bool]]:
+    """(offset, its first inflated bytes, its inflated size, whether it is a whole member) for
+    each gzip member of the file that starts in [start, end); after one that fails, the scan
+    goes on at the next gzip magic. Memory: a few pieces, whatever the member's size."""
+    with Path(path).open("rb") as fh:
+        length = os.fstat(fh.fileno()).st_size
+        stop = length if end is None else min(end, length)
+        offset = start
+        while offset < stop:
+            fh.seek(offset)
+            inflater = zlib.decompressobj(31)
+            head, size, fed, feed = b"", 0, 0, 2048  # most members are about 1 KiB
+            whole = False
+            try:
+                while piece := fh.read(feed):
+                    out = inflater.decompress(piece, _INFLATE)
+                    while True:
+                        size += len(out)
+                        if len(head) < _HEAD:
+                            head += out[: _HEAD - len(head)]
+                        if not inflater.unconsumed_tail:
+                            break
+                        out = inflater.decompress(inflater.unconsumed_tail, _INFLATE)
+                    if inflater.eof:
+                        fed += len(piece) - len(inflater.unused_data)
+                        whole = True
+                        break
+                    fed += len(piece)
+                    feed = _FEED
+            except zlib.error:
+                whole = False
+            if whole:
+                yield offset, head, size, True
+                offset += fed
+                continue
+            yield offset, head, size, False
+            following = resync(fh, offset + 1, True)
+            if following is None:
+                return
+            offset = following

@@ -1,0 +1,250 @@
+"""A WARC file read in byte ranges gives exactly the rows a whole read gives (redirects included)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from robotskit.batch import BatchConfig, load_agents
+from robotskit.batch.inputs import InputUnit, discover
+from robotskit.batch.runner import process_unit, run_batch
+from robotskit.batch.warc import records, response_of, url_key
+from robotskit.batch.warc_ranges import MemberIndex, scan, split_points, whole_index
+from tests.batch.conftest import PATHS, corpus_files
+
+TINY = 3_000  # bytes per range: about one record per range in these files
+
+
+@pytest.fixture(scope="module")
+def config(agents_file: Path) -> BatchConfig:
+    return BatchConfig(agents=load_agents(agents_file), paths=PATHS)
+
+
+def _member(
+    uri: str, status: str, body: bytes, headers: list[tuple[str, str]] | None = None, *, salt: int = 0
+) -> bytes:
+    """One gzipped response record, as a WARC writer would write it. Its record id comes from
+    the URL and `salt`, so a file is the same in every run, and each salt lays it out anew."""
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True)
+    http = StatusAndHeaders(
+        status, [*(headers or []), ("Content-Length", str(len(body)))], protocol="HTTP/1.1"
+    )
+    record_id = f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{salt}:{uri}:{len(body)}')}>"
+    record = writer.create_warc_record(
+        uri,
+        "response",
+        payload=io.BytesIO(body),
+        http_headers=http,
+        warc_headers_dict={"WARC-Date": "2025-01-02T03:04:05Z", "WARC-Record-ID": record_id},
+    )
+    writer.write_record(record)
+    record.raw_stream.close()  # warcio spools the payload to a temp file to measure it
+    return out.getvalue()
+
+
+def _redirect(uri: str, target: str, *, salt: int = 0) -> bytes:
+    return _member(uri, "301 Moved Permanently", b"", [("Location", target)], salt=salt)
+
+
+def _tricky(path: Path, salt: int) -> Path:
+    """Redirects to targets before and after them, in other ranges; a URL captured twice with
+    different bodies (the first capture counts); a damaged capture of a target before a good one;
+    a damaged member in the middle (its gzip header intact); a redirect to a URL not captured."""
+    bodies = [f.read_bytes() for f in corpus_files(12, start=400)]
+    members = [
+        _member("http://a.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /a\n", salt=salt),
+        _redirect("http://r1.example/robots.txt", "http://a.example/robots.txt", salt=salt),
+        _redirect("http://r2.example/robots.txt", "http://b.example/robots.txt", salt=salt),
+        _redirect("http://r4.example/robots.txt", "http://c.example/robots.txt", salt=salt),
+    ]
+    members += [
+        _member(f"http://f{i}.example/robots.txt", "200 OK", body, salt=salt) for i, body in enumerate(bodies)
+    ]
+    damaged = _member(
+        "http://c.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /damaged\n", salt=salt
+    )
+    damaged = damaged.replace(b"HTTP/1.1 200 OK", b"XTTP/1.1 200 OK")  # not an HTTP status line
+    members += [
+        _member("http://b.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /b\n", salt=salt),
+        _member("http://a.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /second\n", salt=salt),
+        damaged,
+        _redirect("http://r3.example/robots.txt", "http://b.example/robots.txt", salt=salt),
+    ]
+    junk = bytearray(_member("http://junk.example/robots.txt", "200 OK", b"x" * 2000, salt=salt))
+    junk[20:-10] = b"\x00" * (len(junk) - 30)  # a member whose inside is overwritten
+    members += [
+        bytes(junk),
+        _member("http://c.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /c\n", salt=salt),
+        _redirect("http://r5.example/robots.txt", "http://nowhere.example/robots.txt", salt=salt),
+    ]
+    path.write_bytes(b"".join(members))
+    return path
+
+
+@pytest.fixture(scope="module")
+def tricky(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tricky(tmp_path_factory.mktemp("ranges") / "tricky.warc.gz", 0)
+
+
+def _whole_rows(path: Path, config: BatchConfig) -> list[dict[str, Any]]:
+    return process_unit(InputUnit("warc", str(path)), config).to_pylist()
+
+
+def _range_rows(path: Path, config: BatchConfig, *, with_scans: bool) -> list[dict[str, Any]]:
+    units = discover([path], split=TINY).units
+    assert len(units) > 2 and all(u.span is not None for u in units)
+    scans = [scan(str(path), *u.span) for u in units if u.span] if with_scans else None
+    rows: list[dict[str, Any]] = []
+    for unit in units:
+        rows += process_unit(unit, config, index=scans).to_pylist()
+    return rows
+
+
+@pytest.mark.parametrize("with_scans", [True, False], ids=["range-scans", "whole-scan"])
+def test_ranges_give_the_rows_of_a_whole_read(tricky: Path, config: BatchConfig, with_scans: bool) -> None:
+    whole = _whole_rows(tricky, config)
+    assert _range_rows(tricky, config, with_scans=with_scans) == whole
+    by_url: dict[str, dict[str, Any]] = {}
+    for row in whole:
+        by_url.setdefault(row["url"], row)  # a URL captured twice: its first capture
+    # the first capture of a.example is the target, not the later one
+    assert by_url["http://r1.example/robots.txt"]["sha256"] == by_url["http://a.example/robots.txt"]["sha256"]
+    assert by_url["http://r2.example/robots.txt"]["sha256"] == by_url["http://b.example/robots.txt"]["sha256"]
+    assert by_url["http://r3.example/robots.txt"]["sha256"] == by_url["http://b.example/robots.txt"]["sha256"]
+    assert by_url["http://r4.example/robots.txt"]["outcome"] == "ok"  # the damaged capture is passed over
+    assert "not in input" in (by_url["http://r5.example/robots.txt"]["reason"] or "")
+    assert any("corrupt record" in (row["error"] or "") for row in whole)
+
+
+# (warcio reads the damaged member alone as an old ARC record under salts 46, 168, 284 and 295)
+@pytest.mark.parametrize("salt", [1, 2, 3, 46, 168, 284, 295])
+def test_ranges_give_the_rows_of_a_whole_read_whatever_the_layout(
+    tmp_path: Path, config: BatchConfig, salt: int
+) -> None:
+    """The same file laid out anew (other record ids: other compressed bytes). Depending on the
+    bytes, warcio reads the damaged member alone as a record of junk while a whole read fails on
+    it: a cut there used to give a row the whole read does not give."""
+    path = _tricky(tmp_path / "tricky.warc.gz", salt)
+    assert _range_rows(path, config, with_scans=True) == _whole_rows(path, config)
+
+
+def test_ranges_give_the_rows_of_a_whole_read_on_the_generated_set(
+    tmp_path: Path, small_set: tuple[list[Path], list[dict[str, Any]]], config: BatchConfig
+) -> None:
+    """Every record kind of the generated set (cut last members, junk members, empty blocks,
+    redirect chains across hosts), its four files joined into one."""
+    joined = tmp_path / "joined.warc.gz"
+    joined.write_bytes(b"".join(p.read_bytes() for p in small_set[0]))
+    units = discover([joined], split=20_000).units
+    assert len(units) > 4
+    rows: list[dict[str, Any]] = []
+    for unit in units:
+        rows += process_unit(unit, config).to_pylist()
+    assert rows == _whole_rows(joined, config)
+
+
+def test_scan_finds_the_first_good_capture_of_every_url(tricky: Path) -> None:
+    """Against the whole read's own index: the first capture of each URL that is neither
+    unreadable nor damaged."""
+    first: dict[str, int] = {}
+    good: set[int] = set()
+    for offset, record, _ in records(str(tricky)):
+        if record is None:
+            continue
+        response = response_of(offset, record, 500_000)
+        if response is not None and response.damaged is None:
+            first.setdefault(url_key(response.uri), offset)
+            good.add(offset)
+    index = scan(str(tricky))
+    assert index.regular and not index.anywhere
+    assert set(index.by_url) == set(first)
+    for key, offset in first.items():
+        candidates = index.by_url[key]
+        assert offset in candidates
+        assert not good & {c for c in candidates if c < offset}  # earlier ones are passed over
+
+
+def test_a_member_holding_two_records_uses_the_whole_read_index(tmp_path: Path, config: BatchConfig) -> None:
+    """A .warc.gz member must hold one record. The second record of a member holding two is a
+    damaged-record row (warcio's offsets are lost after it; reading goes on at the next member,
+    nothing after it is lost), the scan says the file is irregular, and ranges then index it by
+    reading it whole (same rows)."""
+    plain = io.BytesIO()
+    writer = WARCWriter(plain, gzip=False)
+    for uri, body in [
+        ("http://t.example/robots.txt", b"User-agent: *\nDisallow: /t\n"),
+        ("http://u.example/robots.txt", b""),
+    ]:
+        http = StatusAndHeaders("200 OK", [("Content-Length", str(len(body)))], protocol="HTTP/1.1")
+        record = writer.create_warc_record(uri, "response", payload=io.BytesIO(body), http_headers=http)
+        writer.write_record(record)
+        record.raw_stream.close()
+    double = gzip.compress(plain.getvalue())
+    fillers = [
+        _member(f"http://g{i}.example/robots.txt", "200 OK", f.read_bytes())
+        for i, f in enumerate(corpus_files(6, start=500))
+    ]
+    path = tmp_path / "double.warc.gz"
+    path.write_bytes(
+        b"".join(
+            [
+                *fillers[:3],
+                double,
+                _redirect("http://v.example/robots.txt", "http://u.example/robots.txt"),
+                *fillers[3:],
+            ]
+        )
+    )
+    assert not scan(str(path)).regular
+    whole = _whole_rows(path, config)
+    assert _range_rows(path, config, with_scans=True) == whole
+    urls = [row["url"] for row in whole]
+    assert len(urls) == len(set(urls)) == len(fillers) + 3  # t, v and the damage row (no URL)
+    assert [row["error"] for row in whole if row["url"] is None] == [
+        "corrupt record: not at the start of a gzip member"
+    ]
+    assert all(row["record"] >= 0 for row in whole)
+
+
+def test_split_points_are_record_starts(tricky: Path) -> None:
+    size = tricky.stat().st_size
+    points = split_points(str(tricky), size, TINY)
+    assert points[0] == 0 and points == sorted(set(points)) and len(points) > 8
+    starts = {offset for offset, record, _ in records(str(tricky)) if record is not None}
+    assert set(points) <= starts
+    assert split_points(str(tricky), size, size) == [0]  # not bigger than a range: whole
+
+
+def test_whole_index_is_merged_once_per_file_version(tricky: Path) -> None:
+    scans = [scan(str(tricky))]
+    first = whole_index(str(tricky), scans)
+    assert whole_index(str(tricky), [MemberIndex({}, [])]) is first  # cached by path, size, mtime
+    assert first.by_url == scans[0].by_url
+
+
+def test_sync_reads_whole_files_and_dask_schedulers_split_them(
+    tricky: Path, tmp_path: Path, config: BatchConfig
+) -> None:
+    out = tmp_path / "r.parquet"
+    summary = run_batch([tricky], out, config, scheduler="sync", range_bytes=TINY)
+    assert summary.units == 1
+
+
+@pytest.mark.slow
+def test_local_scheduler_runs_ranges_and_equals_sync(
+    tricky: Path, tmp_path: Path, config: BatchConfig
+) -> None:
+    sync, local = tmp_path / "sync.parquet", tmp_path / "local.parquet"
+    run_batch([tricky], sync, config, scheduler="sync")
+    summary = run_batch([tricky], local, config, scheduler="local", workers=2, range_bytes=TINY)
+    assert summary.units > 8
+    assert pq.read_table(local).to_pylist() == pq.read_table(sync).to_pylist()
