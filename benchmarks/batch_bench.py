@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import robotskit
 from robotskit.batch import BatchConfig, default_agents
@@ -141,15 +142,23 @@ class LocalRun:
     result_bytes: int  # Arrow bytes of the unit tables the workers sent back (0: they wrote parts)
 
 
-def batch_local(warcs: list[Path], out: Path, config: BatchConfig, workers: int) -> LocalRun:
+def start_cluster(workers: int) -> tuple[Any, Any]:
+    """The cluster `--scheduler local` starts, and a client. Started before this process loads
+    the set's bodies: on Linux its workers are forks, and the `robotskit batch` command they
+    are forked from holds no bodies (a fork of this process would copy pages of them)."""
     import distributed  # noqa: PLC0415
 
+    cluster = local_cluster(workers)
+    return cluster, distributed.Client(cluster)
+
+
+def batch_local(
+    warcs: list[Path], out: Path, config: BatchConfig, workers: int, started: tuple[Any, Any] | None = None
+) -> LocalRun:
     parts = out.with_name(out.name + ".parts")
     shutil.rmtree(parts, ignore_errors=True)
-    with (
-        local_cluster(workers) as cluster,  # the cluster `--scheduler local` starts
-        distributed.Client(cluster) as client,
-    ):
+    cluster, client = started or start_cluster(workers)
+    with cluster, client:
         client.run(lambda: __import__("robotskit.batch.runner"))  # warm imports, not timed
         before, driver = client.run(_rusage_cpu), _rusage_cpu()
         start = time.perf_counter()
@@ -224,6 +233,7 @@ def main() -> int:
                 batch_local(warcs, tmp / "local.parquet", config, args.workers), args.workers, None, None
             )
             return 0
+        started = start_cluster(args.workers) if args.local else None
         data = bodies(warcs)
         # As `robotskit batch` does at start-up: the bodies held here (100+ MB) are never scanned
         # by the cycle collector again, so that the in-process sync run is not slowed by a heap
@@ -272,7 +282,7 @@ def main() -> int:
             )
         print(f"{'peak RSS of this process':<36} {peak:9d} MB")
         if args.local:
-            run = batch_local(warcs, tmp / "local.parquet", config, args.workers)
+            run = batch_local(warcs, tmp / "local.parquet", config, args.workers, started)
             sync_cpu = _median([rows / r[1] for r in runs["batch"]])
             _print_local(run, args.workers, rows / batch[0], sync_cpu)
     finally:
