@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import gzip
 import io
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -248,3 +251,51 @@ def test_local_scheduler_runs_ranges_and_equals_sync(
     summary = run_batch([tricky], local, config, scheduler="local", workers=2, range_bytes=TINY)
     assert summary.units > 8
     assert pq.read_table(local).to_pylist() == pq.read_table(sync).to_pylist()
+
+
+# Random files: members drawn from a pool of every kind a reader meets, cut at random sizes.
+_HOSTS = [f"h{i}.example" for i in range(5)]
+
+
+@pytest.fixture(scope="module")
+def pool() -> list[bytes]:
+    bodies = [b"User-agent: *\nDisallow: /x\n", b"User-agent: GPTBot\nDisallow: /\n", b""]
+    members: list[bytes] = []
+    for salt, host in enumerate(_HOSTS):
+        url = f"http://{host}/robots.txt"
+        for n, body in enumerate(bodies):
+            members.append(_member(url, "200 OK", body, salt=salt * 10 + n))
+        for other in _HOSTS[:3]:
+            members.append(_redirect(url, f"http://{other}/robots.txt", salt=salt))
+        members.append(_member(url, "503 Service Unavailable", b"", salt=salt))
+        bad = _member(url, "200 OK", b"User-agent: *\nDisallow: /bad\n", salt=salt + 100)
+        members.append(bad.replace(b"HTTP/1.1 200 OK", b"XTTP/1.1 200 OK"))
+    for salt in (0, 46, 168):  # damaged members, their gzip header intact (46, 168: read alone as ARC)
+        junk = bytearray(_member("http://junk.example/robots.txt", "200 OK", b"x" * 2000, salt=salt))
+        junk[20:-10] = b"\x00" * (len(junk) - 30)
+        members.append(bytes(junk))
+    whole = _member("http://h0.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /cut\n" * 20)
+    members.append(whole[: len(whole) // 2])  # a member cut in half
+    members.append(b"\x1f\x8b\x08" + bytes(range(256)) * 2)  # junk behind a gzip magic
+    return members
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_ranges_equal_a_whole_read_on_random_files(
+    pool: list[bytes], config: BatchConfig, data: st.DataObject
+) -> None:
+    """Property: however a file mixes good, redirecting, damaged, cut and junk members, and
+    wherever it is cut into ranges, the ranges' rows are the whole read's rows."""
+    picks = data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=1, max_size=24))
+    every = data.draw(st.integers(100, 3000))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "random.warc.gz"
+        path.write_bytes(b"".join(pool[i] for i in picks))
+        units = discover([path], split=every).units
+        event(f"units: {min(len(units), 4)}{'+' if len(units) >= 4 else ''}")
+        scans = [scan(str(path), *u.span) for u in units if u.span is not None]
+        rows: list[dict[str, Any]] = []
+        for unit in units:
+            rows += process_unit(unit, config, index=scans or None).to_pylist()
+        assert rows == _whole_rows(path, config)
