@@ -299,3 +299,30 @@ def test_ranges_equal_a_whole_read_on_random_files(
         for unit in units:
             rows += process_unit(unit, config, index=scans or None).to_pylist()
         assert rows == _whole_rows(path, config)
+
+
+# Files the random search found (pool indexes, range size): a member cut in half in the middle
+# of a file (warcio then ended quietly or failed on the whole member after it, and the whole read
+# lost or misreported the records after the cut one), and a cut member first in the file.
+FOUND = [
+    ([10, 37, 28, 37, 9, 38, 16, 29, 33, 10, 8, 8, 28, 23, 19, 25, 15, 7, 13, 43, 19], 379),
+    ([43, 8, 25, 27, 23, 28, 22, 18, 30, 11], 1201),
+    ([21, 7, 35, 18, 17, 36, 31, 14, 29, 30, 22, 25, 15, 36, 5, 1, 35, 1, 37, 43, 36, 39, 44, 13], 829),
+]
+
+
+@pytest.mark.parametrize(("picks", "every"), FOUND)
+def test_found_files(
+    pool: list[bytes], config: BatchConfig, tmp_path: Path, picks: list[int], every: int
+) -> None:
+    path = tmp_path / "found.warc.gz"
+    path.write_bytes(b"".join(pool[i] for i in picks))
+    whole = _whole_rows(path, config)
+    good = [i for i in picks if i != 43 and i < 40 and pool[i].count(b"XTTP") == 0]
+    assert sum(1 for row in whole if row["url"] and not row["error"]) == len(good)  # none lost
+    units = discover([path], split=every).units
+    scans = [scan(str(path), *u.span) for u in units if u.span is not None]
+    rows: list[dict[str, Any]] = []
+    for unit in units:
+        rows += process_unit(unit, config, index=scans).to_pylist()
+    assert rows == whole

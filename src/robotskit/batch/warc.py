@@ -21,6 +21,7 @@ targets). Redirect captures whose target comes later in the file are replayed af
 
 from __future__ import annotations
 
+import logging
 import os
 import zlib
 from collections.abc import Callable, Iterator
@@ -39,6 +40,11 @@ from robotskit.errors import ProtocolViolation
 from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import fetch_flow, run_flow
 from robotskit.policy.messages import FetchRequest, FetchResponse
+
+# warcio logs what it repairs in hostile records (spaces in a target URI): with no handler of its
+# own, Python's last-resort handler would print each one on a batch run's stderr. An
+# application that configures logging still sees them.
+logging.getLogger("warcio").addHandler(logging.NullHandler())
 
 _READ = 65_536
 _SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
@@ -287,59 +293,93 @@ def records(
     """
     with Path(path).open("rb") as fh:
         gz = fh.read(3) == _GZIP_MAGIC
-        position = start
-        while True:
-            fh.seek(position)
-            iterator = ArchiveIterator(fh)
-            last: int | None = None
-            lost = False
-            try:
-                for record in iterator:
-                    if end is not None and iterator.offset >= end:
-                        return
-                    if gz and os.pread(fh.fileno(), 3, iterator.offset) != _GZIP_MAGIC:
-                        # A record inside another's gzip member (not the one record per member
-                        # a .warc.gz holds): warcio's offsets are lost from here (they even go
-                        # below 0). The record is damage; reading goes on at the next member.
-                        offset = max(iterator.offset, position if last is None else last + 1)
-                        yield offset, None, "corrupt record: not at the start of a gzip member"
-                        lost = True
-                        break
-                    last = iterator.offset
-                    yield last, record, None
-                    if single:
-                        return
-            except Exception as exc:  # any decoding failure is data, not a bug
-                # The failing record starts after the last good one (or where this pass began).
-                broken = position if last is None else resync(fh, last + 1, gz)
-                if broken is None:
-                    broken = position if last is None else last + 1
-                if end is not None and broken >= end:
+        position: int | None = start
+        while position is not None and (end is None or position < end):
+            reading = _Pass(fh, position, gz)
+            for offset, record in reading:
+                if end is not None and offset >= end:
                     return
-                yield broken, None, f"corrupt record: {type(exc).__name__}: {_short(exc)}"
+                yield offset, record, None
                 if single:
                     return
-                found = resync(fh, broken + 1, gz)
-                while found is not None and fails(path, found):
-                    found = resync(fh, found + 1, gz)  # a damaged stretch: one row for all of it
-                if found is None or (end is not None and found >= end):
-                    return
-                position = found
-            else:
-                if lost:
-                    following = resync(fh, (position if last is None else last) + 1, gz)
-                    while following is not None and fails(path, following):
-                        following = resync(fh, following + 1, gz)
-                    if following is None or (end is not None and following >= end):
-                        return
-                    position = following
-                    continue
-                # warcio ends quietly when the file stops inside a record's headers: a record
-                # start past the last one read is a record the end of the file cut.
-                tail = resync(fh, position if last is None else last + 1, gz)
-                if tail is not None and (end is None or tail < end):
-                    yield tail, None, "record cut short: the file ends inside it"
+            damage, position = _resume(path, fh, gz, reading, single)
+            if damage is not None and (end is None or damage[0] < end):
+                yield damage[0], None, damage[1]
+            if single:
                 return
+
+
+class _Pass:
+    """One run of warcio from `position` until it fails or ends: its records, then how it ended."""
+
+    def __init__(self, fh: IO[bytes], position: int, gz: bool) -> None:
+        self.fh, self.position, self.gz = fh, position, gz
+        self.last: int | None = None  # the offset of the last record read
+        self.error: Exception | None = None  # what stopped it
+        self.lost = False  # it stopped at a record that is not a gzip member start
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        fh = self.fh
+        fh.seek(self.position)
+        iterator = ArchiveIterator(fh)
+        iterator.INC_RECORD = ""  # warcio writes this to stderr itself; the row says it
+        try:
+            for record in iterator:
+                if self.gz and os.pread(fh.fileno(), 3, iterator.offset) != _GZIP_MAGIC:
+                    # A record inside another's gzip member (not the one record per member a
+                    # .warc.gz holds): warcio's offsets are lost from here (they even go below 0).
+                    self.lost = True
+                    return
+                self.last = iterator.offset
+                yield self.last, record
+        except Exception as exc:  # any decoding failure is data, not a bug
+            self.error = exc
+
+    @property
+    def after(self) -> int:
+        """Where damage after this pass's records can start."""
+        return self.position if self.last is None else self.last + 1
+
+
+def _resume(
+    path: str, fh: IO[bytes], gz: bool, reading: _Pass, single: bool
+) -> tuple[tuple[int, str] | None, int | None]:
+    """After a pass: the damage row it calls for, if any, and where reading goes on (None: the end)."""
+    if reading.lost:
+        return (reading.after, "corrupt record: not at the start of a gzip member"), _whole_after(
+            path, fh, gz, reading.after
+        )
+    if reading.error is not None:
+        # The failing record starts after the last good one (or where this pass began).
+        broken = reading.position if reading.last is None else resync(fh, reading.after, gz)
+        if reading.last is not None and broken is not None and not single and not fails(path, broken):
+            # The next member is whole and reads: the stream broke inside the member of the
+            # record at `last` (cut short: its row says so), not at this one.
+            return None, broken
+        broken = reading.after if broken is None else broken
+        message = f"corrupt record: {type(reading.error).__name__}: {_short(reading.error)}"
+        return (broken, message), _whole_after(path, fh, gz, broken + 1)  # a bad stretch: one row
+    # warcio ends quietly when the stream stops inside a record: a record start past the last
+    # one read is a record cut short, by the end of the file or, when whole members follow it
+    # (files joined together), by the next member's start.
+    tail = resync(fh, reading.after, gz)
+    if tail is None:
+        return None, None
+    if reading.last is not None and not fails(path, tail):
+        # A whole member that reads: what the stream lost was inside the member of the record
+        # at `last` (cut short: its row says so). Go on from here.
+        return None, tail
+    following = _whole_after(path, fh, gz, tail + 1)
+    inside = "the file ends inside it" if following is None else "the next record starts inside it"
+    return (tail, f"record cut short: {inside}"), following
+
+
+def _whole_after(path: str, fh: IO[bytes], gz: bool, start: int) -> int | None:
+    """The first record start at or after `start` that reads (false starts skipped), or None."""
+    found = resync(fh, start, gz)
+    while found is not None and fails(path, found):
+        found = resync(fh, found + 1, gz)
+    return found
 
 
 def fails(path: str, offset: int) -> bool:
