@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import os
 from pathlib import Path
 from typing import Any
 
@@ -332,3 +334,21 @@ def test_a_file_with_no_response_record_is_one_error_row(
     assert len(rows) == 1
     assert rows[0]["outcome"] is None and reason in rows[0]["error"]
     assert rows[0]["source"] == str(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_worker_freezes_its_own_heap() -> None:
+    """A worker forked from a process that froze its heap (the command) freezes again: what it
+    built after the fork (Dask's worker) would otherwise be scanned by every full collection."""
+    from robotskit.batch.runner import freeze_heap
+
+    freeze_heap()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's verdict is its exit status
+        built_after_fork = [[i] for i in range(1000)]  # (lists: always tracked by the collector)
+        before = gc.get_freeze_count()
+        freeze_heap()
+        os._exit(0 if gc.get_freeze_count() >= before + len(built_after_fork) else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    gc.unfreeze()  # this test process is not a command: give its heap back to the collector
