@@ -6,10 +6,12 @@ about `RANGE_BYTES` (`split_points`), and each range is a unit of its own.
 
 The one thing a range cannot see by itself is a redirect's target: a whole-file read follows a
 redirect to the first capture of the target URL in the file (robotskit.batch.warc), which may lie
-in another range. So a range unit looks targets up in an index of the whole file (`targets_of`):
-for each URL, the offsets of the gzip members whose WARC header block names a `response` for
-it, in file order. The scan (`scan`) inflates each member with zlib, at C speed (about 4% of the
-time the analysis takes), and reads only the header block.
+in another range. So a range unit looks targets up in an index of the whole file: for each URL,
+the offsets of the gzip members whose WARC header block names a `response` for it, in file order.
+Each range is scanned apart (`scan`, a Dask task per range, so the scans run in parallel) and a
+range unit merges the scans of its file once per process (`whole_index`). A scan inflates each
+member with zlib, at C speed (about 0.9 s of CPU for a 46 MB file, against about 12 s for the
+analysis), and reads only the header block.
 
 The index may over-report, never miss: a candidate is checked when it is used (the record is read
 and decoded as the whole-file read does, and one that is damaged or names another URL is passed
