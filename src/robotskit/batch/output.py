@@ -155,6 +155,11 @@ def _struct(verdicts: AgentVerdicts, names: pa.Array) -> pa.Array:
 PART_SUFFIX = ".arrow"
 
 
+def part_name(unit_id: str) -> str:
+    """The file name of a unit's part in the run's parts folder."""
+    return f"part-{unit_id}{PART_SUFFIX}"
+
+
 def write_part(table: pa.Table, path: Path) -> None:
     """Write one unit's rows atomically (a rename), so a crash never leaves half a part."""
     tmp = path.with_suffix(".tmp")

@@ -212,7 +212,7 @@ def _done(parts: Path) -> dict[str, dict[str, object]]:
                 continue
             part = str(entry.get("part", ""))
             # (a part another version wrote in another format is not this run's: redone)
-            if part == f"part-{entry.get('id')}{output.PART_SUFFIX}" and (parts / part).is_file():
+            if part == output.part_name(str(entry.get("id"))) and (parts / part).is_file():
                 done[str(entry["id"])] = entry
     return done
 
@@ -248,13 +248,13 @@ def run_batch(
     show = sys.stderr.isatty() if progress is None else progress
     finished = 0
     meta = output.metadata(config.paths, [a.name for a in config.agents])
-    merger = output.Merger([parts / f"part-{uid}{output.PART_SUFFIX}" for uid in ids], out, meta)
+    merger = output.Merger([parts / output.part_name(uid) for uid in ids], out, meta)
     sent = 0  # bytes of results the workers sent back (tables they could not write themselves)
     token = secrets.token_hex(16)
     try:
         for uid in ids:
             if uid in done:
-                merger.ready(parts / f"part-{uid}{output.PART_SUFFIX}")
+                merger.ready(parts / output.part_name(uid))
         # The cluster starts before the progress bar: its thread must not be alive when Dask
         # forks the worker processes (see QUIET_CLUSTER's start method).
         with (
@@ -263,7 +263,7 @@ def run_batch(
             _Progress(len(todo), show) as bar,
         ):
             for uid, unit, result in _execute(todo, units, config, fetch, client, window, parts, token):
-                name = f"part-{uid}{output.PART_SUFFIX}"
+                name = output.part_name(uid)
                 if isinstance(result, int):
                     written = result  # the worker wrote the part
                 else:
@@ -321,21 +321,21 @@ def _engine(scheduler: Any, workers: int | None) -> Iterator[Any]:
 
     dask: Any = distributed  # distributed ships no type hints
 
-    owned: list[Any] = []  # closed in this order: the client, then the cluster
+    owned: list[Any] = []  # closed last made first: the client before its cluster
     try:
         if isinstance(scheduler, dask.Client):
             client = scheduler
         elif scheduler == "local":
             owned.append(local_cluster(workers))
             client = dask.Client(owned[0])
-            owned.insert(0, client)
+            owned.append(client)
         else:
             client = dask.Client(str(scheduler))
             owned.append(client)
         yield client
     finally:
         with _quiet():
-            for thing in owned:
+            for thing in reversed(owned):
                 with contextlib.suppress(Exception):
                     thing.close()
 
@@ -529,7 +529,7 @@ def _submit(
     # key=uid and run: Dask never confuses two units, resubmitting a unit reuses its result, and
     # a result an earlier run left on a long-lived cluster (a row count: its part may be gone)
     # is never taken for this run's.
-    part = str(Path(how.parts) / f"part-{uid}{output.PART_SUFFIX}")
+    part = str(Path(how.parts) / output.part_name(uid))
     future = client.submit(
         unit_part,
         unit,

@@ -112,7 +112,8 @@ def read_captures(
     of the target URL in the file; a read of one byte range passes the whole file's index
     (robotskit.batch.warc_ranges) to give the same answer.
     """
-    index: dict[str, int] = {}
+    index: dict[str, int] = {}  # only for the default `targets`: first offset of each URL
+    own_index = targets is None
     if targets is None:
 
         def targets(key: str) -> Response | None:
@@ -134,7 +135,8 @@ def read_captures(
         if response.damaged is not None:
             yield _damaged(path, response)
             continue
-        index.setdefault(url_key(response.uri), offset)
+        if own_index:
+            index.setdefault(url_key(response.uri), offset)
         try:
             capture = _replay(path, response, targets, max_bytes)
         except _NotCaptured:

@@ -50,7 +50,6 @@ _FEED = 16_384  # compressed bytes handed to zlib at a time
 _INFLATE = 262_144  # decompressed bytes taken from zlib at a time (a bomb costs time, not memory)
 _HEAD = 65_536  # a WARC header block longer than this is not read by the scan
 _MAX_ANYWHERE = 64  # members that are candidates for every URL, before the slow index is used
-_GZIP_MAGIC = b"\x1f\x8b\x08"
 _TYPE = re.compile(rb"\r\nWARC-Type[ \t]*:([^\r\n]*)", re.IGNORECASE)
 _URI = re.compile(rb"\r\nWARC-Target-URI[ \t]*:([^\r\n]*)", re.IGNORECASE)
 _LENGTH = re.compile(rb"\r\nContent-Length[ \t]*:([^\r\n]*)", re.IGNORECASE)
