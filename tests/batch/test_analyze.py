@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,60 @@ def test_the_run_store_writes_puts_in_batches_and_at_flush(tmp_path: Path) -> No
     assert reader.get(b"late") is None and writer.get(b"k0") is None
 
 
+def test_the_run_store_answers_and_claims_many_keys_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`get_many` returns the stored facts of the keys that have any (more keys than one
+    statement binds, too); `claim_many` returns the keys this worker took, never one another
+    worker claimed first, and works one key at a time on SQLite without RETURNING. A disabled
+    store finds nothing and lets the worker take every key."""
+    from robotskit.batch import shared
+    from robotskit.batch.analyze import NO_AGENTS, Facts
+
+    monkeypatch.setattr(shared, "_MAX_VARIABLES", 3)  # several statements per call
+    facts = Facts(groups=1, rules=2, sitemaps=0, lint_ids=(), truncated=False, size=10, agents=NO_AGENTS)
+    first = shared.SharedFacts(str(tmp_path / "facts.sqlite"))
+    second = shared.SharedFacts(str(tmp_path / "facts.sqlite"))
+    for i in range(0, 8, 2):
+        first.put(b"k%d" % i, facts)
+    first.flush()
+    keys = [b"k%d" % i for i in range(8)]
+    assert second.get_many(keys) == {b"k0": facts, b"k2": facts, b"k4": facts, b"k6": facts}
+    assert first.claim_many(keys[:5]) == set(keys[:5])
+    assert second.claim_many(keys) == set(keys[5:])
+    assert first.claim_many([*keys, b"new"]) == {b"new"}
+    monkeypatch.setattr(shared.sqlite3, "sqlite_version_info", (3, 34, 0))
+    assert second.claim_many([b"new", b"newer"]) == {b"newer"}
+    second._disable()
+    assert second.get_many(keys) == {} and second.claim_many(keys[:2]) == set(keys[:2])
+
+
+def test_prepare_asks_the_store_once_per_batch_and_judges_what_it_claimed(tmp_path: Path) -> None:
+    """`prepare` reads what other workers judged (their rows equal those judged here) and claims
+    the rest: the claimed bodies are judged here; a body another worker claimed first waits."""
+    from robotskit.batch.shared import SharedFacts
+
+    config = BatchConfig(agents=default_agents())
+
+    def capture(i: int) -> Capture:
+        body = b"User-agent: *\nDisallow: /%d\n" % i
+        return Capture(source="a", record=i, url=f"https://h{i}.example/robots.txt", body=body)
+
+    first, second = Analyzer(config), Analyzer(config)
+    first.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
+    second.shared = SharedFacts(str(tmp_path / "facts.sqlite"))
+    judged_first = first.analyze(capture(0))
+    first.shared.flush()
+    first.prepare([capture(2)])  # claimed by the first worker, not judged yet
+    second.prepare([capture(0), capture(1), capture(2), capture(1)])
+    assert second.shared_hits == 1 and second.misses == 0
+    assert second.analyze_or_defer(capture(0)) == judged_first and second.misses == 0
+    row = second.analyze_or_defer(capture(1))
+    assert row is not None and second.misses == 1
+    assert second.analyze_or_defer(capture(2)) is None  # the first worker is judging it
+    assert Analyzer(config).analyze(capture(1)) == row
+
+
 def test_a_body_another_worker_is_judging_waits_and_is_then_read_from_the_store(tmp_path: Path) -> None:
     """`analyze_or_defer` lets a capture wait (None) while another worker holds the claim on its
     body; once that worker's facts are in the store, the capture's row is read from there, equal
@@ -206,10 +261,14 @@ def test_a_unit_judges_its_waiting_captures_itself_when_the_claimant_never_write
     from robotskit.batch.inputs import InputUnit, Item
 
     class DeadClaimant:
-        asked = 0
+        asked = got = 0
 
         def get(self, key: bytes) -> Facts | None:
+            DeadClaimant.got += 1  # only a capture that waited asks for one body alone
             return None
+
+        def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Facts]:
+            return {}
 
         def put(self, key: bytes, facts: Facts) -> None:
             pass
@@ -220,6 +279,10 @@ def test_a_unit_judges_its_waiting_captures_itself_when_the_claimant_never_write
         def claim(self, key: bytes) -> bool:
             DeadClaimant.asked += 1
             return False
+
+        def claim_many(self, keys: Sequence[bytes]) -> set[bytes]:
+            DeadClaimant.asked += len(keys)
+            return set()
 
     config = BatchConfig(agents=default_agents())
     root = tmp_path / "files"
@@ -235,6 +298,8 @@ def test_a_unit_judges_its_waiting_captures_itself_when_the_claimant_never_write
     waited = runner.process_unit(unit, config, None, "any")
     judged = runner.analyzer_for(config).misses
     forget()
-    assert DeadClaimant.asked == 7  # every capture waited (none of its bodies was judged here yet)
-    assert judged == 3  # then each distinct body was judged once, the rest from the unit's cache
+    # The unit's 7 captures are one batch: its 3 distinct bodies were each asked for once, and
+    # refused; every capture waited, then each body was judged once, the rest from the cache.
+    assert (DeadClaimant.asked, DeadClaimant.got) == (3, 3)
+    assert judged == 3
     assert waited.to_pylist() == alone.to_pylist()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -89,11 +90,15 @@ class FactsStore(Protocol):
 
     def get(self, key: bytes) -> Facts | None: ...
 
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Facts]: ...
+
     def put(self, key: bytes, facts: Facts) -> None: ...
 
     def flush(self) -> None: ...
 
     def claim(self, key: bytes) -> bool: ...
+
+    def claim_many(self, keys: Sequence[bytes]) -> set[bytes]: ...
 
 
 class _Deferred(Exception):
@@ -181,6 +186,37 @@ class Analyzer:
         self.lint_seconds = 0.0  # CPU time spent linting (for benchmarks)
         # The run's store shared with other worker processes (robotskit.batch.shared), if any.
         self.shared: FactsStore | None = None
+        # Bodies of the batch `prepare` last saw that this worker claimed (it judges them
+        # without asking the store again), and those another worker had claimed first.
+        self._mine: set[bytes] = set()
+        self._theirs: set[bytes] = set()
+
+    def prepare(self, captures: Sequence[Capture]) -> None:
+        """Ask the shared store about a batch of captures at once, before analyzing them one by
+        one: the facts of bodies other workers judged come back in one query, and the bodies
+        nobody has claimed are claimed in one statement. Per body, a get and a claim cost a
+        worker about 50 µs of SQLite; per batch of 64 captures, two statements. Without a store,
+        or for bodies this worker already knows, nothing is asked."""
+        self._mine, self._theirs = set(), set()
+        shared = self.shared
+        if shared is None:
+            return
+        wanted: dict[bytes, tuple[bytes, str, bool, str]] = {}
+        for capture in captures:
+            if capture.body is None or _outcome(capture) != OK:
+                continue
+            key, stored = _body_keys(capture, profile_name(self.config, capture.url))
+            if key not in self._facts:
+                wanted[stored] = key
+        if not wanted:
+            return
+        found = shared.get_many(list(wanted))
+        for stored, facts in found.items():
+            self._remember(wanted[stored], facts)
+            self.shared_hits += 1
+        unknown = [stored for stored in wanted if stored not in found]
+        self._mine = shared.claim_many(unknown)
+        self._theirs = set(unknown) - self._mine
 
     def analyze(self, capture: Capture) -> Row:
         """The row for one capture. Never raises on content: failures land in `error`."""
@@ -229,27 +265,12 @@ class Analyzer:
 
     def _fill(self, row: Row, capture: Capture, may_defer: bool = False) -> None:
         assert capture.body is not None and row.profile is not None
-        digest = hashlib.sha256(capture.body).digest()
-        row.sha256 = digest.hex()
-        media = (capture.content_type or "").split(";", 1)[0].strip().lower()
-        key = (digest, row.profile, capture.truncated, media)
+        key, stored = _body_keys(capture, row.profile)
+        row.sha256 = key[0].hex()
         facts = self._facts.get(key)
         if facts is None:
-            shared = self.shared
-            stored = b"\0".join((digest, row.profile.encode(), b"%d" % capture.truncated, media.encode()))
-            facts = shared.get(stored) if shared is not None else None
-            if facts is None:
-                if shared is not None and may_defer and not shared.claim(stored):
-                    raise _Deferred  # another worker is judging this body now
-                self.misses += 1
-                facts = self._facts_of(capture.body, capture.truncated, row.profile, media)
-                if shared is not None:
-                    shared.put(stored, facts)
-            else:
-                self.shared_hits += 1
-            self._facts[key] = facts
-            if len(self._facts) > _FACTS_CACHE:
-                self._facts.popitem(last=False)
+            facts = self._stored_or_judged(capture, key, stored, may_defer)
+            self._remember(key, facts)
         else:
             self.hits += 1
             self._facts.move_to_end(key)
@@ -261,6 +282,36 @@ class Analyzer:
         row.agents = facts.agents
         if facts.lint_error is not None:
             row.error = row.error or facts.lint_error
+
+    def _stored_or_judged(
+        self, capture: Capture, key: tuple[bytes, str, bool, str], stored: bytes, may_defer: bool
+    ) -> Facts:
+        """The facts of a body this worker does not know yet: from the shared store, or judged
+        here (and then shared). Raises _Deferred when another worker is judging it now."""
+        assert capture.body is not None
+        shared = self.shared
+        facts = None
+        if shared is not None and stored in self._mine:
+            self._mine.discard(stored)  # claimed by `prepare`: nobody else judges it
+        elif shared is not None:
+            if may_defer and stored in self._theirs:
+                raise _Deferred  # `prepare` found it claimed by another worker
+            facts = shared.get(stored)
+            if facts is not None:
+                self.shared_hits += 1
+                return facts
+            if may_defer and not shared.claim(stored):
+                raise _Deferred  # another worker is judging this body now
+        self.misses += 1
+        facts = self._facts_of(capture.body, capture.truncated, key[1], key[3])
+        if shared is not None:
+            shared.put(stored, facts)
+        return facts
+
+    def _remember(self, key: tuple[bytes, str, bool, str], facts: Facts) -> None:
+        self._facts[key] = facts
+        if len(self._facts) > _FACTS_CACHE:
+            self._facts.popitem(last=False)
 
     def _facts_of(self, body: bytes, truncated: bool, profile: str, media: str) -> Facts:
         robots = parse_capture(body, truncated, self.config, profile)
@@ -427,6 +478,17 @@ def _base_row(capture: Capture) -> Row:
         html=is_html(capture.body, capture.content_type),
         error=capture.error,
     )
+
+
+def _body_keys(capture: Capture, profile: str) -> tuple[tuple[bytes, str, bool, str], bytes]:
+    """What a body's facts are cached under: in this process, and in the run's shared store
+    (the same fields as bytes). Facts depend on the body, the profile judging it, whether the
+    reader cut it, and its media type (lint looks at it)."""
+    assert capture.body is not None
+    digest = hashlib.sha256(capture.body).digest()
+    media = (capture.content_type or "").split(";", 1)[0].strip().lower()
+    stored = b"\0".join((digest, profile.encode(), b"%d" % capture.truncated, media.encode()))
+    return (digest, profile, capture.truncated, media), stored
 
 
 def _outcome(capture: Capture) -> str | None:

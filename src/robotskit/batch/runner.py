@@ -54,6 +54,10 @@ from robotskit.batch.warc_ranges import RANGE_BYTES, MemberIndex, scan
 DONE = "done.jsonl"
 # A unit keeps at most this many captures (their bodies) waiting for another worker's verdict.
 MAX_WAITING = 512
+# A unit reads this many captures (or bodies of this many bytes) at a time and asks the shared
+# store about them in one go (Analyzer.prepare): memory stays bounded by the batch's bodies.
+BATCH_CAPTURES = 64
+BATCH_BYTES = 4 * 1024 * 1024
 # Per run, named by the run's token, both deleted at its end: a worker still connected to an
 # earlier run's store (a long-lived cluster) must never read that run's facts, which may have
 # been judged for other agents or paths.
@@ -116,23 +120,23 @@ def process_unit(
     rows: list[Row] = []
     waiting: list[Capture] = []  # bodies another worker was judging when this unit met them
     captures = read_unit(unit, config.max_bytes, fetch, index)
-    while True:
-        try:
-            capture = next(captures)
-        except StopIteration:
+    failed: Capture | None = None
+    while failed is None:
+        batch, failed = _next_batch(captures, unit.path)
+        if not batch:
             break
-        except Exception as exc:  # the input failed under the reader (vanished, I/O error): one row
-            failed = Capture(source=unit.path, record=-1, error=f"read: {type(exc).__name__}: {exc}")
-            rows.append(analyzer.analyze(failed))
-            break
-        if len(waiting) >= MAX_WAITING:
-            rows.append(analyzer.analyze(capture))
-            continue
-        row = analyzer.analyze_or_defer(capture)
-        if row is None:
-            waiting.append(capture)
-        else:
-            rows.append(row)
+        analyzer.prepare(batch)  # one store lookup for the batch (with a store)
+        for capture in batch:
+            if len(waiting) >= MAX_WAITING:
+                rows.append(analyzer.analyze(capture))
+                continue
+            row = analyzer.analyze_or_defer(capture)
+            if row is None:
+                waiting.append(capture)
+            else:
+                rows.append(row)
+    if failed is not None:
+        rows.append(analyzer.analyze(failed))
     if analyzer.shared is not None:
         analyzer.shared.flush()  # what this unit judged, for the other workers' next units
     # By now the other worker has mostly written what it judged: these are store hits, and a body
@@ -140,6 +144,24 @@ def process_unit(
     rows.extend(analyzer.analyze(capture) for capture in waiting)
     rows.sort(key=lambda row: (row.source, row.record))
     return output.to_table(rows, names, meta)
+
+
+def _next_batch(captures: Iterator[Capture], source: str) -> tuple[list[Capture], Capture | None]:
+    """Up to BATCH_CAPTURES captures (or BATCH_BYTES of bodies) from the reader, and the row
+    for its failure if it failed under them (the input vanished, an I/O error): that ends the
+    unit, after the captures read before it."""
+    batch: list[Capture] = []
+    size = 0
+    while len(batch) < BATCH_CAPTURES and size < BATCH_BYTES:
+        try:
+            capture = next(captures)
+        except StopIteration:
+            break
+        except Exception as exc:  # the input failed under the reader: one row
+            return batch, Capture(source=source, record=-1, error=f"read: {type(exc).__name__}: {exc}")
+        batch.append(capture)
+        size += len(capture.body or b"")
+    return batch, None
 
 
 def unit_part(

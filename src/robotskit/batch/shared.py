@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from robotskit.batch.analyze import Facts
@@ -27,6 +28,9 @@ _CLAIMS = "CREATE TABLE IF NOT EXISTS claims (key BLOB PRIMARY KEY)"
 # Puts are written this many at a time, in one transaction: a commit per put cost 27 µs of CPU,
 # batched 12 µs (4,624 puts of a small Facts, as one worker of the 21,848-capture set makes).
 _BATCH = 32
+# Keys per statement of `get_many` and `claim_many` (SQLite allows 32,766 variables since 3.32,
+# 999 before).
+_MAX_VARIABLES = 500
 
 
 class SharedFacts:
@@ -55,6 +59,26 @@ class SharedFacts:
             return None
         return value if isinstance(value, Facts) else None
 
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Facts]:
+        """The stored facts of those `keys` that have any, in one query (a worker looks up a
+        batch of captures at once: one statement instead of one per body)."""
+        if self._db is None or not keys:
+            return {}
+        found: dict[bytes, Facts] = {}
+        try:
+            for start in range(0, len(keys), _MAX_VARIABLES):
+                chunk = keys[start : start + _MAX_VARIABLES]
+                marks = ",".join("?" * len(chunk))  # the keys are bound, never in the text
+                query = f"SELECT key, value FROM facts WHERE key IN ({marks})"
+                for key, value in self._db.execute(query, chunk):
+                    facts = pickle.loads(value)
+                    if isinstance(facts, Facts):
+                        found[bytes(key)] = facts
+        except (sqlite3.Error, pickle.PickleError, EOFError, AttributeError, TypeError):
+            self._disable()
+            return {}
+        return found
+
     def put(self, key: bytes, facts: Facts) -> None:
         """Add what a body says; written with the next `_BATCH` (or at `flush`)."""
         if self._db is None:
@@ -73,6 +97,27 @@ class SharedFacts:
         except sqlite3.Error:
             self._disable()
             return True
+
+    def claim_many(self, keys: Sequence[bytes]) -> set[bytes]:
+        """`claim` for several keys in one statement: the set of those this worker took (all of
+        them when the store is unusable: the worker then judges every body itself)."""
+        if self._db is None or not keys:
+            return set(keys)
+        if sqlite3.sqlite_version_info < (3, 35):  # no RETURNING: one statement per key
+            return {key for key in keys if self.claim(key)}
+        taken: set[bytes] = set()
+        try:
+            for start in range(0, len(keys), _MAX_VARIABLES):
+                chunk = keys[start : start + _MAX_VARIABLES]
+                marks = ",".join("(?)" for _ in chunk)
+                # RETURNING (SQLite 3.35+) names only the rows inserted: a key another worker
+                # claimed first is ignored and not returned.
+                query = f"INSERT OR IGNORE INTO claims VALUES {marks} RETURNING key"
+                taken.update(bytes(row[0]) for row in self._db.execute(query, chunk).fetchall())
+        except sqlite3.Error:
+            self._disable()
+            return set(keys)
+        return taken
 
     def flush(self) -> None:
         """Write the pending puts in one transaction (a unit's end calls this)."""
