@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,10 @@ def test_one_row_per_capture_with_the_documented_schema(
     assert sample_paths(table) == list(PATHS)
     assert summary.rows == table.num_rows == len(warc_set[1])
     assert sorted(_key(r) for r in table.to_pylist()) == sorted((c.source, c.url) for c in warc_set[1])
+    # The summary's counts (made while merging) are those of the file written.
+    outcomes = Counter(r["outcome"] or "unknown" for r in table.to_pylist())
+    assert summary.outcomes == dict(outcomes) and len(outcomes) > 2
+    assert summary.errors == sum(r["error"] is not None for r in table.to_pylist()) > 0
 
 
 def test_outcomes_follow_spec_section_6(
@@ -184,6 +189,7 @@ def test_rerun_skips_done_inputs_and_adds_new_ones(
     more = run_batch(warc_set[0], out, config, scheduler="sync")
     assert (more.units, more.skipped) == (1, 2)
     assert more.rows == len(warc_set[1])
+    assert sum(more.outcomes.values()) == more.rows  # the parts done before are counted too
     changed = BatchConfig(agents=config.agents[:2], paths=config.paths)
     assert run_batch(warc_set[0][:1], out, changed, scheduler="sync").units == 1  # new config: redone
 

@@ -190,6 +190,9 @@ class Analyzer:
         # without asking the store again), and those another worker had claimed first.
         self._mine: set[bytes] = set()
         self._theirs: set[bytes] = set()
+        # The keys `prepare` computed for the batch's captures, by id (the capture is kept with
+        # them, so its id cannot be reused while here): each body is hashed once, not twice.
+        self._prepared: dict[int, tuple[Capture, tuple[tuple[bytes, str, bool, str], bytes]]] = {}
 
     def prepare(self, captures: Sequence[Capture]) -> None:
         """Ask the shared store about a batch of captures at once, before analyzing them one by
@@ -197,7 +200,7 @@ class Analyzer:
         nobody has claimed are claimed in one statement. Per body, a get and a claim cost a
         worker about 50 µs of SQLite; per batch of 64 captures, two statements. Without a store,
         or for bodies this worker already knows, nothing is asked."""
-        self._mine, self._theirs = set(), set()
+        self._mine, self._theirs, self._prepared = set(), set(), {}
         shared = self.shared
         if shared is None:
             return
@@ -205,7 +208,9 @@ class Analyzer:
         for capture in captures:
             if capture.body is None or _outcome(capture) != OK:
                 continue
-            key, stored = _body_keys(capture, profile_name(self.config, capture.url))
+            keys = _body_keys(capture, profile_name(self.config, capture.url))
+            self._prepared[id(capture)] = (capture, keys)
+            key, stored = keys
             if key not in self._facts:
                 wanted[stored] = key
         if not wanted:
@@ -265,7 +270,11 @@ class Analyzer:
 
     def _fill(self, row: Row, capture: Capture, may_defer: bool = False) -> None:
         assert capture.body is not None and row.profile is not None
-        key, stored = _body_keys(capture, row.profile)
+        prepared = self._prepared.get(id(capture))
+        if prepared is not None and prepared[0] is capture:
+            key, stored = prepared[1]
+        else:
+            key, stored = _body_keys(capture, row.profile)
         row.sha256 = key[0].hex()
         facts = self._facts.get(key)
         if facts is None:

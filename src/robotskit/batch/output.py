@@ -10,6 +10,7 @@ Sample paths are the same for every row, so they live once in the file's metadat
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -179,7 +180,9 @@ class Merger:
 
     `ready(path)` says a part exists; every part whose predecessors all exist is appended at
     once, so the merge overlaps the work and little is left for the end. `close()` finishes
-    (all parts must exist) and renames the result into place; `abort()` drops it.
+    (all parts must exist) and renames the result into place; `abort()` drops it. The rows'
+    outcomes and errors are counted on the way (the run's summary), so the written file need
+    not be read back.
     """
 
     def __init__(self, parts: Sequence[Path], out: Path, meta: Mapping[bytes, bytes]) -> None:
@@ -190,6 +193,8 @@ class Merger:
         self._ready: set[Path] = set()
         self._next = 0
         self.rows = 0
+        self.outcomes: Counter[str] = Counter()  # "unknown" for a row with no outcome
+        self.errors = 0  # rows with an error
 
     def ready(self, part: Path) -> None:
         self._ready.add(part)
@@ -198,6 +203,9 @@ class Merger:
             if table.num_rows:
                 self._writer.write_table(table.cast(self._schema))
                 self.rows += table.num_rows
+                outcomes = table.column("outcome").to_pylist()
+                self.outcomes.update("unknown" if value is None else str(value) for value in outcomes)
+                self.errors += table.num_rows - table.column("error").null_count
             self._ready.discard(self._order[self._next])
             self._next += 1
 

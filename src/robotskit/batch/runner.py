@@ -308,27 +308,17 @@ def run_batch(
     finally:
         shared.remove(str(parts / STORE.format(token=token)))
         (parts / PROBE.format(token=token)).unlink(missing_ok=True)
-    outcomes, errors = _tally(out)
     return BatchSummary(
         str(out),
         rows,
         len(todo),
         len(units) - len(todo),
         time.monotonic() - started,
-        outcomes,
-        errors,
+        dict(sorted(merger.outcomes.items())),
+        merger.errors,
         plan.skipped_files,
         sent,
     )
-
-
-def _tally(out: Path) -> tuple[dict[str, int], int]:
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # noqa: PLC0415
-
-    table = pq.read_table(out, columns=["outcome", "error"])
-    outcomes = Counter(str(v) if v is not None else "unknown" for v in table.column("outcome").to_pylist())
-    errors = table.num_rows - table.column("error").null_count
-    return dict(sorted(outcomes.items())), errors
 
 
 @contextlib.contextmanager
