@@ -15,6 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa  # type: ignore[import-untyped]
+
+# `Array.take` imports pyarrow.compute on first use: imported here, before the cluster forks its
+# workers, it is imported once per run, not once more in each worker.
+import pyarrow.compute  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from robotskit.batch.analyze import AgentVerdicts, Row
@@ -72,7 +76,7 @@ def metadata(paths: Sequence[str], agents: Sequence[str]) -> dict[bytes, bytes]:
 
 def _timestamps(values: list[float | None]) -> pa.Array:
     micros = [None if v is None else round(v * 1_000_000) for v in values]
-    return pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    return pa.array(micros, pa.timestamp("us", tz="UTC"))  # no cast: that imports pyarrow.compute
 
 
 def to_table(
@@ -201,7 +205,9 @@ class Merger:
         while self._next < len(self._order) and self._order[self._next] in self._ready:
             table = read_part(self._order[self._next]).replace_schema_metadata(self._meta)
             if table.num_rows:
-                self._writer.write_table(table.cast(self._schema))
+                if not table.schema.equals(self._schema):  # a part of an older layout
+                    table = table.cast(self._schema)
+                self._writer.write_table(table)
                 self.rows += table.num_rows
                 outcomes = table.column("outcome").to_pylist()
                 self.outcomes.update("unknown" if value is None else str(value) for value in outcomes)
