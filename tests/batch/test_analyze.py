@@ -303,3 +303,30 @@ def test_a_unit_judges_its_waiting_captures_itself_when_the_claimant_never_write
     assert (DeadClaimant.asked, DeadClaimant.got) == (3, 3)
     assert judged == 3
     assert waited.to_pylist() == alone.to_pylist()
+
+
+def test_a_unit_leaves_no_batch_of_captures_in_the_analyzer(tmp_path: Path) -> None:
+    """The per-process analyzer outlives units: after one, it holds no captures of its last batch
+    (their bodies) and no claims; the unit's rows equal a run without a store."""
+    from robotskit.batch import runner
+    from robotskit.batch.analyze import forget
+    from robotskit.batch.inputs import InputUnit, Item
+
+    config = BatchConfig(agents=default_agents())
+    root = tmp_path / "files"
+    root.mkdir()
+    for i in range(5):
+        (root / f"{i}.txt").write_bytes(b"User-agent: *\nDisallow: /%d\n" % i)
+    unit = InputUnit(
+        "dir", str(root), tuple(Item(f"{i}.txt", f"https://h{i}.example/robots.txt") for i in range(5))
+    )
+    forget()
+    alone = runner.process_unit(unit, config)
+    forget()
+    stored = runner.process_unit(unit, config, None, str(tmp_path / "facts.sqlite"))
+    analyzer = runner.analyzer_for(config)
+    try:
+        assert analyzer.misses == 5 and stored.to_pylist() == alone.to_pylist()
+        assert analyzer._prepared == {} and not analyzer._mine and not analyzer._theirs
+    finally:
+        forget()

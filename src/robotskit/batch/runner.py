@@ -142,6 +142,7 @@ def process_unit(
     # By now the other worker has mostly written what it judged: these are store hits, and a body
     # it has not finished is judged here (the rows are the same either way).
     rows.extend(analyzer.analyze(capture) for capture in waiting)
+    analyzer.prepare(())  # the analyzer outlives the unit: it lets go of the last batch's captures
     rows.sort(key=lambda row: (row.source, row.record))
     return output.to_table(rows, names, meta)
 
