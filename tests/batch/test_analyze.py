@@ -330,3 +330,39 @@ def test_a_unit_leaves_no_batch_of_captures_in_the_analyzer(tmp_path: Path) -> N
         assert analyzer._prepared == {} and not analyzer._mine and not analyzer._theirs
     finally:
         forget()
+
+
+def test_a_store_that_fails_on_batches_still_gives_every_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batched lookup is an accelerator only: a store whose batch calls raise leaves each
+    capture to be asked about alone, with the same rows."""
+    from robotskit.batch import runner
+    from robotskit.batch.analyze import forget
+    from robotskit.batch.inputs import InputUnit, Item
+    from robotskit.batch.shared import SharedFacts
+
+    class Broken(SharedFacts):
+        def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Facts]:
+            raise RuntimeError("boom")
+
+    from robotskit.batch.analyze import Facts
+
+    config = BatchConfig(agents=default_agents())
+    root = tmp_path / "files"
+    root.mkdir()
+    for i in range(4):
+        (root / f"{i}.txt").write_bytes(b"User-agent: *\nDisallow: /%d\n" % (i % 2))
+    unit = InputUnit(
+        "dir", str(root), tuple(Item(f"{i}.txt", f"https://h{i}.example/robots.txt") for i in range(4))
+    )
+    forget()
+    alone = runner.process_unit(unit, config)
+    forget()
+    broken = Broken(str(tmp_path / "facts.sqlite"))
+    monkeypatch.setattr(runner, "shared_facts", lambda path: broken)
+    try:
+        assert runner.process_unit(unit, config, None, "any").to_pylist() == alone.to_pylist()
+        assert runner.analyzer_for(config).misses == 2
+    finally:
+        forget()

@@ -199,11 +199,17 @@ class Analyzer:
         one: the facts of bodies other workers judged come back in one query, and the bodies
         nobody has claimed are claimed in one statement. Per body, a get and a claim cost a
         worker about 50 µs of SQLite; per batch of 64 captures, two statements. Without a store,
-        or for bodies this worker already knows, nothing is asked."""
+        or for bodies this worker already knows, nothing is asked. Only an accelerator: if it
+        fails on a capture, each capture is asked about alone (and a failure becomes its row's)."""
         self._mine, self._theirs, self._prepared = set(), set(), {}
-        shared = self.shared
-        if shared is None:
+        if self.shared is None:
             return
+        try:
+            self._ask_about(captures, self.shared)
+        except Exception:
+            self._mine, self._theirs, self._prepared = set(), set(), {}
+
+    def _ask_about(self, captures: Sequence[Capture], shared: FactsStore) -> None:
         wanted: dict[bytes, tuple[bytes, str, bool, str]] = {}
         for capture in captures:
             if capture.body is None or _outcome(capture) != OK:
