@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/batch_bench.py [--set DIR] [--captures 20000] [--unique]
                                                [--local] [--workers 2] [--rounds 3]
     .venv/bin/python benchmarks/batch_bench.py --set DIR --loop protego|robotskit   (one bare loop)
+    .venv/bin/python benchmarks/batch_bench.py --set DIR --cold [--rounds 3]   (run_batch, cluster included)
 
 Builds (or reuses) a Common-Crawl-like WARC set with benchmarks/warc_set.py, then prints captures
 per second for:
@@ -15,6 +16,8 @@ per second for:
   excluded, and each worker's peak RSS.
 Rounds alternate (batch, protego, robotskit, ...) so a burst of load on the shared machine hits
 all alike; the median round is printed. `--loop` runs one bare loop alone (to time as a whole process).
+`--cold` times only `run_batch` sync and local in turn, each local run starting and closing its own
+LocalCluster inside the call, as a library caller meets it.
 """
 
 from __future__ import annotations
@@ -202,6 +205,29 @@ def _print_local(run: LocalRun, workers: int, sync_wall: float | None, sync_cpu:
         )
 
 
+def _cold(warcs: list[Path], tmp: Path, config: BatchConfig, rounds: int, workers: int) -> None:
+    """`run_batch` as a library caller meets it: the local run starts its LocalCluster inside the
+    call and closes it before returning (the first local run also imports distributed)."""
+    freeze_heap()  # as the `robotskit batch` command does at start-up
+    seconds: dict[str, list[float]] = {"sync": [], "local": []}
+    rows = 0
+    for _ in range(rounds):
+        for scheduler in ("sync", "local"):
+            out = tmp / f"cold-{scheduler}.parquet"
+            shutil.rmtree(out.with_name(out.name + ".parts"), ignore_errors=True)
+            gc.collect()
+            gc.freeze()  # what earlier runs left (distributed's modules, a closed cluster): never scanned
+            started = time.perf_counter()
+            rows = run_batch(warcs, out, config, scheduler=scheduler, workers=workers, progress=False).rows
+            seconds[scheduler].append(time.perf_counter() - started)
+    sync, local = _median(seconds["sync"]), _median(seconds["local"])
+    print(
+        f"run_batch from call to return, {rows} captures, medians of {rounds} rounds in turn: "
+        f"sync {sync:.2f} s, local {local:.2f} s with its cluster's start and close "
+        f"({workers} workers): {sync / local:.2f}x"
+    )
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -218,6 +244,11 @@ def main() -> int:
     parser.add_argument(
         "--local-only", action="store_true", help="only the LocalCluster run (memory at scale)"
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="only run_batch sync and local in turn, each local run starting and closing its own cluster",
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rk-batch-bench-"))
     try:
@@ -228,6 +259,9 @@ def main() -> int:
         config = BatchConfig(agents=default_agents())
         tokens = [a.token for a in config.agents if a.token is not None]
         agents = [robotskit.Agent(a.token, purposes=a.purposes, aliases=a.aliases) for a in config.agents]
+        if args.cold:
+            _cold(warcs, tmp, config, args.rounds, args.workers)
+            return 0
         if args.local_only:
             _print_local(
                 batch_local(warcs, tmp / "local.parquet", config, args.workers), args.workers, None, None
