@@ -305,7 +305,6 @@ class Analyzer:
         here (and then shared). Raises _Deferred when another worker is judging it now."""
         assert capture.body is not None
         shared = self.shared
-        facts = None
         if shared is not None and stored in self._mine:
             self._mine.discard(stored)  # claimed by `prepare`: nobody else judges it
         elif shared is not None:
