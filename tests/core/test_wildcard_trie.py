@@ -294,3 +294,89 @@ def test_default_budget_is_used() -> None:
     assert LastAt().budget == LastAt.budget == 600
     assert _wildcards.ENTER_COST >= 1
     assert _glob.TAIL_AFTER >= 3
+
+
+# Patterns of at least two `*` (every one gets the bulk tail test), all `$`-anchored or none.
+_DEEP_PATTERN = st.builds(
+    lambda head, pieces: head + "*" + "*".join(pieces),
+    st.sampled_from(["/", "/a", "/b"]),
+    st.lists(_PIECE.filter(lambda piece: piece != "$"), min_size=2, max_size=9),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_DEEP_PATTERN, st.booleans()), min_size=1, max_size=16),
+    st.lists(_PATH, min_size=1, max_size=4),
+    st.sampled_from(["", "$", "mixed"]),
+    st.sampled_from([0, 1, 64]),
+    st.booleans(),
+)
+def test_big_deep_sets_first_check_equals_reference(
+    patterns: list[tuple[str, bool]], paths: list[str], anchor: str, walks: int, all_deep: bool
+) -> None:
+    """Property: a big set of wildcard rules is first answered from the bulk tail test (its
+    survivors walked, no index built, when at most BIG_FIRST_WALKS pass) and then by the flat
+    index, whose trie reuses the test (its indexes) and the first check's survivors when they
+    were too many to walk; every answer is the reference's, anchored sets and mixed ones too."""
+    if anchor == "mixed":
+        patterns = [(p + "$" * (i % 2), allow) for i, (p, allow) in enumerate(patterns)]
+    else:
+        patterns = [(p + anchor, allow) for p, allow in patterns]
+    rules = _rules(patterns)
+    forced = {"TRIE_SEGMENTS": 0, "BIG_SET": 0, "BIG_FIRST_WALKS": walks, "TRIE_DEPTH": 2 if all_deep else 9}
+    for path in paths:
+        with mock.patch.multiple(_pattern, **forced):
+            deferred = RuleSet.deferred(
+                "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
+            )
+            expected = _reference(rules, path)
+            assert deferred.best(path) == expected, path
+            walked = deferred._flat is None
+            tails = _wildcards.Tails.of_patterns([r.pattern for r in rules])
+            survivors = len(tails.passing(path, 0, LastAt()))
+            assert walked is (survivors <= walks), (survivors, walks)
+            for again in paths * 2:
+                assert deferred.best(again) == _reference(rules, again), again
+            assert deferred._flat is not None
+            trie = deferred._flat._trie
+            if all_deep and len(rules) > 1:
+                assert trie is not None and trie.holds_tails
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_PATTERN, min_size=1, max_size=24),
+    _PATH,
+    st.integers(0, 4),
+    st.integers(0, 6),
+)
+def test_bulk_tail_test_is_the_per_rule_test(
+    patterns: list[str], path: str, position: int, start: int
+) -> None:
+    """Property: `Tails.passing` keeps every rule that matches from `position`, and for an
+    unanchored rule of two `*` or more it is exactly the per-rule test (the literal before the last
+    ends by the last literal's last occurrence), whether the literals before the last are searched
+    once each (shared) or once per rule; the memo it fills holds `rfind`'s answers."""
+    position = min(position, len(path))
+    answers = []
+    for shared in (1, 10**9):
+        with mock.patch.object(_wildcards, "SHARED_BEFORES", shared):
+            memo = LastAt()
+            passing = _wildcards.Tails.of_patterns(patterns).passing(path, position, memo, start)
+        assert all(memo[literal] == path.rfind(literal) for literal in memo)
+        answers.append(sorted(passing))
+    assert answers[0] == answers[1]
+    passing = set(answers[0])
+    for index, pattern in enumerate(patterns):
+        if index < start:
+            assert index not in passing
+            continue
+        parts = pattern.rsplit("*", 2)
+        if len(parts) == 3 and not parts[2].endswith("$"):
+            expected = path.find(parts[1], position, max(path.rfind(parts[2]), 0)) >= 0
+            assert (index in passing) is expected, (pattern, path, position)
+        segments = pattern.removesuffix("$").split("*")
+        rest = "*".join(["", *segments[1:]]) + ("$" if pattern.endswith("$") else "")
+        if len(segments) > 1 and _regex_matches(rest, path[position:]):
+            assert index in passing, (pattern, path, position)  # a necessary condition

@@ -317,7 +317,8 @@ class View:
         """The merged rules of the groups at `positions`, deferred when their patterns allow."""
         groups = self._parsed.groups
         used = [position for position in positions if groups[position].rules]
-        texts = [self._group_texts(position)[1] for position in used]
+        found = [self._group_texts(position) for position in used]
+        texts = [text[1] for text in found]
         deferrable = all(text is not None for text in texts) and not (
             self._profile.index_html_allows_directory and any("/index.htm" in text for text in texts if text)
         )
@@ -340,7 +341,8 @@ class View:
             line, allow, value = sources[index]
             return _new_tuple(Rule, (line, _KINDS[allow], pattern, to_text(value), False))
 
-        return RuleSet.deferred("\n".join(cast(list[str], texts)), build, rule_at)
+        listed = found[0][2] if len(found) == 1 else None
+        return RuleSet.deferred("\n".join(cast(list[str], texts)), build, rule_at, listed)
 
     def _follow_chain(self, profile: Profile, agent: Agent, names: list[str]) -> tuple[list[str], str]:
         """The tokens to judge for an agent with a fallback chain, and a note saying which decided.
@@ -388,20 +390,24 @@ class View:
 
 # A group's rule values joined by "\n", and its patterns (the values normalised) joined the
 # same way, or None when some value holds a "\n" (the lexer never makes one: a safety net).
-_Texts = tuple[str, str | None]
+# A group's rule values "\n"-joined; its patterns "\n"-joined (None when a value holds a "\n");
+# and the patterns as a list when they are the values as written (no normalising: a big set's
+# index then does not split the text again).
+_Texts = tuple[str, str | None, list[str] | None]
 _value_of = itemgetter(2)  # RawRule's value
 
 
 def _texts(raw_rules: tuple[RawRule, ...], profile: Profile) -> _Texts:
     """Normalise a group's patterns as one "\n"-joined string: most groups need nothing (one
     regex search tells), the others a few C-level passes instead of Python steps per value."""
-    joined = "\n".join(map(_value_of, raw_rules))
+    values = list(map(_value_of, raw_rules))
+    joined = "\n".join(values)
     if joined.count("\n") != max(len(raw_rules) - 1, 0):
-        return joined, None
+        return joined, None, None
     google = not profile.normalise_urls
     if not patterns_need_normalising(joined, google=google):
-        return joined, joined
-    return joined, google_escape_patterns(joined) if google else rfc_normalise_patterns(joined)
+        return joined, joined, values
+    return joined, google_escape_patterns(joined) if google else rfc_normalise_patterns(joined), None
 
 
 def _compile_rules(raw_rules: tuple[RawRule, ...], profile: Profile, texts: _Texts) -> tuple[Rule, ...]:
@@ -410,7 +416,7 @@ def _compile_rules(raw_rules: tuple[RawRule, ...], profile: Profile, texts: _Tex
     if not raw_rules:
         return ()
     lines, allows, values = zip(*raw_rules, strict=True)
-    joined, normalised = texts
+    joined, normalised, _ = texts
     patterns: Sequence[str]
     raws: Sequence[str]
     if normalised is None:

@@ -33,7 +33,7 @@ from robotskit.core.glob import (
     split_pattern,
 )
 from robotskit.core.model import Rule
-from robotskit.core.wildcards import Tails, WildcardTrie
+from robotskit.core.wildcards import RAW_WALKS, Tails, WildcardTrie
 
 __all__ = ["RuleSet", "glob_match", "last_at", "pattern_matches", "split_pattern"]
 
@@ -114,6 +114,9 @@ BIG_SET = 256
 _LONG_TEXT_PER_RULE = 128
 # How many of a big set's first patterns tell whether it is mostly wildcards (`_Flat`).
 _SAMPLE = 32
+# A big set's first check walks the rules that pass the bulk tail test, when at most this many
+# do, as the trie would (`_big_best`); more, and the check builds the index.
+BIG_FIRST_WALKS = RAW_WALKS
 # An unindexed scan of a set of at least this many rules and TRIE_SEGMENTS `*` first runs the bulk
 # tail test over its patterns (`wildcards.Tails`), and walks only the rules that pass it.
 SCAN_TAILS_RULES = 16
@@ -289,8 +292,11 @@ class _Flat:
 
     __slots__ = ("_calls", "_first", "_left", "_lengths", "_patterns", "_rule_at", "_special", "_trie")
 
-    def __init__(self, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str) -> None:
-        """`text`: the patterns joined by "\n" (only searched, for `*` and `$`)."""
+    def __init__(
+        self, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str, tails: Tails | None = None
+    ) -> None:
+        """`text`: the patterns joined by "\n" (only searched, for `*` and `$`); `tails`: the bulk
+        tail test of `patterns`, if known (the trie takes it when it holds every pattern)."""
         count = len(patterns)
         # The patterns holding a `*` and how many each holds (one or two C-level passes).
         starred: list[int] = []
@@ -329,7 +335,10 @@ class _Flat:
             else:
                 special = []
             self._trie = WildcardTrie.of_patterns(
-                deep_patterns, deep, lambda position: rule_at(position, patterns[position])
+                deep_patterns,
+                deep,
+                lambda position: rule_at(position, patterns[position]),
+                tails if deep_patterns is patterns else None,  # (its indexes are those of `patterns`)
             )
         self._patterns = patterns
         self._rule_at = rule_at
@@ -345,7 +354,9 @@ class _Flat:
             "\n".join(map(patterns.__getitem__, special)),
         )
 
-    def best(self, path: str) -> Rule | None:
+    def best(self, path: str, tested: tuple[LastAt, list[int]] | None = None) -> Rule | None:
+        """`tested`: this check's memo and the rules that passed the tail test given to `__init__`
+        (the set's first check ran it), so the trie does not run it again."""
         best: Rule | None = None
         first = self._first
         path_length = len(path)
@@ -358,7 +369,11 @@ class _Flat:
                     break
         trie = self._trie
         if not self._special:
-            return best if trie is None else trie.best(path, best, LastAt())
+            if trie is None:
+                return best
+            if tested is not None and trie.holds_tails:
+                return trie.best(path, best, tested[0], tested[1])
+            return trie.best(path, best, LastAt())
         chunks, start, text = self._left
         if start < len(self._special):
             self._calls += 1
@@ -401,6 +416,33 @@ class _Flat:
         return best
 
 
+def _best_of(
+    indexes: Iterable[int],
+    patterns: Sequence[str],
+    shift: int,
+    rule_at: Callable[[int, str], Rule],
+    path: str,
+    memo: LastAt,
+) -> Rule | None:
+    """The best rule among `patterns[i]` for i in `indexes` that match `path`, each tried on its
+    own; `rule_at(i - shift, pattern)` is pattern i's rule. Empty patterns are no rules."""
+    best: Rule | None = None
+    best_length = 1
+    for index in indexes:
+        pattern = patterns[index]
+        if len(pattern) < best_length:
+            continue  # shorter than the best match: cannot outrank it
+        if "*" in pattern or pattern[-1] == "$":
+            if not pattern_matches(pattern, path, memo):
+                continue
+        elif not path.startswith(pattern):
+            continue
+        rule = rule_at(index - shift, pattern)
+        if _outranks(rule, best):
+            best, best_length = rule, len(pattern)
+    return best
+
+
 class RuleSet:
     """The rules that apply to one agent view, indexed so a check does not scan every rule.
 
@@ -413,12 +455,14 @@ class RuleSet:
 
     __slots__ = (
         "_anywhere",
+        "_big_tails",
         "_buckets",
         "_build",
         "_calls",
         "_contains",
         "_flat",
         "_line_tails",
+        "_listed",
         "_many_wildcards",
         "_only",
         "_rule_at",
@@ -434,6 +478,7 @@ class RuleSet:
         # to build the rules.
         self._text = ""
         self._build: Callable[[], Iterable[Rule]] | None = None
+        self._listed: list[str] | None = None  # the patterns as a list, if the caller had one
         self._rule_at: Callable[[int, str], Rule] | None = None
         # The index is built on the INDEX_AFTER-th check: a file checked once or twice (a batch
         # audit, a one-off CLI run) never pays for it, a crawler's hot host pays once.
@@ -445,26 +490,35 @@ class RuleSet:
         self._suffixes: tuple[tuple[str, ...], WildcardGroup] | None = None
         self._many_wildcards = False
         self._flat: _Flat | None = None
+        # A big set's tail test, built by its first check (`_big_best`) and handed to its index.
+        self._big_tails: Tails | None = None
         # The scans' bulk tail tests (`_scan_tails`), once known: of the text's lines, of the rules.
         self._line_tails: tuple[Tails | None] | None = None
         self._rule_tails: tuple[Tails | None] | None = None
 
     @classmethod
     def deferred(
-        cls, patterns: str, build: Callable[[], Iterable[Rule]], rule_at: Callable[[int, str], Rule]
+        cls,
+        patterns: str,
+        build: Callable[[], Iterable[Rule]],
+        rule_at: Callable[[int, str], Rule],
+        listed: list[str] | None = None,
     ) -> RuleSet:
         """A rule set whose `Rule`s are only built when needed (the index, `matching`, `.rules`).
 
         `build()` returns the rules, `patterns` their patterns joined by "\n" (none holds one),
         and `rule_at(i, pattern)` equals the i-th rule `build` returns. Until the index is built
         a check reads `patterns` with C-level searches for the lines that could match, so the
-        first checks of a big group cost little more than one pass over its text.
+        first checks of a big group cost little more than one pass over its text. `listed`: the
+        same patterns as a list, if the caller has one (the index then needs no split; never
+        changed here).
         """
         rule_set = cls(())
         rule_set._rules = None
         rule_set._text = "\n" + patterns + "\n"
         rule_set._build = build
         rule_set._rule_at = rule_at
+        rule_set._listed = listed
         return rule_set
 
     @property
@@ -497,7 +551,9 @@ class RuleSet:
         pattern holds a "\n"."""
         if self._rules is None:
             assert self._rule_at is not None
-            return self._text[1:-1].split("\n"), self._rule_at, self._text
+            listed = self._listed
+            patterns = listed if listed is not None else self._text[1:-1].split("\n")
+            return patterns, self._rule_at, self._text
         rules = self._rules
         patterns = list(map(_pattern_of, rules))
         joined = "\n".join(patterns)
@@ -582,27 +638,14 @@ class RuleSet:
         """`_scan` on a deferred set's text, building a `Rule` only for the patterns that match."""
         rule_at = self._rule_at
         assert rule_at is not None
-        best: Rule | None = None
-        best_length = 1  # skips the empty lines: an empty pattern is no rule
         memo = LastAt()
         lines = self._text.split("\n")  # the text starts and ends with "\n": pattern i is line i + 1
         known = self._line_tails  # (built on the first scan; indexes of `lines`)
         if known is None:
             known = self._line_tails = self._scan_tails(lines, self._text)
         tails = known[0]
-        for line in range(len(lines)) if tails is None else tails.passing(path, 0, memo):
-            pattern = lines[line]
-            if len(pattern) < best_length:
-                continue  # shorter than the best match: cannot outrank it
-            if "*" in pattern or pattern[-1] == "$":
-                if not pattern_matches(pattern, path, memo):
-                    continue
-            elif not path.startswith(pattern):
-                continue
-            rule = rule_at(line - 1, pattern)
-            if _outranks(rule, best):
-                best, best_length = rule, len(pattern)
-        return best
+        indexes = range(len(lines)) if tails is None else tails.passing(path, 0, memo)
+        return _best_of(indexes, lines, 1, rule_at, path, memo)
 
     def best(self, path: str) -> Rule | None:
         """The deciding rule for `path`, or None when no rule matches."""
@@ -613,9 +656,7 @@ class RuleSet:
             if self._calls == 0 and self._more_than(BIG_SET):
                 found = self._flat_patterns()
                 if found is not None:
-                    flat = self._flat = _Flat(*found)
-                    self._calls = -1
-                    return flat.best(path)
+                    return self._big_best(path, *found)
             self._calls += 1
             if self._calls < INDEX_AFTER:
                 if self._rules is None and "\n" not in path:
@@ -625,6 +666,30 @@ class RuleSet:
         return self._indexed_best(
             path, frozenset(path) if self._many_wildcards and len(path) >= LONG_PATH else None, None
         )
+
+    def _big_best(
+        self, path: str, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str
+    ) -> Rule | None:
+        """A big set's check, from the flat index. But the first check of a set of wildcard rules
+        runs the bulk tail test first: when at most BIG_FIRST_WALKS rules pass it (near misses fail
+        it), walking those is the answer, and the index (about 0.2 ms per 1,000 rules) waits for a
+        second check, which reuses the test (and this check's survivors, when there were more)."""
+        tails = self._big_tails
+        tested = None
+        # Deep wildcard rules, as a sample tells (the test passes any rule of fewer than two `*`;
+        # a count of the whole text's `*` would cost a tenth of this check).
+        if tails is None and min(map(str.count, patterns[:_SAMPLE], repeat("*"))) >= 2:
+            tails = Tails.of_patterns(patterns)
+            memo = LastAt()
+            passing = tails.passing(path, 0, memo)
+            if len(passing) <= BIG_FIRST_WALKS:  # else the trie does better than walking them all
+                self._big_tails = tails
+                return _best_of(passing, patterns, 0, rule_at, path, memo)
+            tested = (memo, passing)
+        flat = self._flat = _Flat(patterns, rule_at, text, tails)
+        self._calls = -1
+        self._big_tails = None
+        return flat.best(path, tested)
 
     def _indexed_best(self, path: str, chars: frozenset[str] | None, memo: LastAt | None) -> Rule | None:
         """`best` once the index is built; `chars`, the path's characters or None, filters wildcards;

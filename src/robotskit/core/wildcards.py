@@ -73,6 +73,9 @@ BULK_RETRY = 15
 # next BULK_RETRY checks to the trie: long literals searched far, or many rules passing, can make
 # the bulk test dearer than the trie's shared searches (ns; a heuristic: either way is exact).
 BULK_PROBE_NS = 250_000
+# The bulk tail test searches each literal before the last once, unbounded, when rules share them
+# this many to one (else each rule's own search, bounded by its last literal, scans less).
+SHARED_BEFORES = 4
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
 
@@ -244,13 +247,17 @@ class Tails:
     @classmethod
     def of_patterns(cls, patterns: Sequence[str]) -> Tails:
         """The test for `patterns` (rule i is pattern i), built in a few C-level passes: most sets
-        (every pattern of two `*` or more, none `$`-anchored) need no Python step per pattern."""
+        (every pattern of two `*` or more, all or none `$`-anchored) need no Python step per pattern."""
         parts = list(map(str.rsplit, patterns, repeat("*"), repeat(2)))
         count = len(parts)
         if count and min(map(len, parts)) == 3:
             _, befores, finals = zip(*parts, strict=True)
-            if "$" not in "".join(finals) or not any(map(str.endswith, finals, repeat("$"))):
+            ends = 0 if "$" not in "".join(finals) else sum(map(str.endswith, finals, repeat("$")))
+            if not ends:
                 return cls([], _TailGroup(range(count), befores, finals), _TailGroup(range(0), (), ()))
+            if ends == count:  # every rule `$`-anchored (a hostile file's, say)
+                finals = tuple(map(str.removesuffix, finals, repeat("$")))
+                return cls([], _TailGroup(range(0), (), ()), _TailGroup(range(count), befores, finals, True))
         # The general case: (literal before the last or None, last literal, `$`-anchored) per rule.
         always: list[int] = []
         free: list[tuple[int, str, str]] = []
@@ -263,7 +270,7 @@ class Tails:
                 anchored.append((index, part[1], final[:-1]))
             else:
                 free.append((index, part[1], final))
-        return cls(always, _TailGroup.of_rules(free), _TailGroup.of_rules(anchored))
+        return cls(always, _TailGroup.of_rules(free, False), _TailGroup.of_rules(anchored, True))
 
     def passing(self, path: str, position: int, memo: LastAt, start: int = 0) -> list[int]:
         """The indexes (from `start`) of the rules that pass the test, walked from `position`."""
@@ -271,13 +278,28 @@ class Tails:
         free, anchored = self._free, self._anchored
         out = [*always]
         if free.indexes:
-            # The final literal first: the one before it must end by the final's last occurrence,
-            # a search bounded there (an absent final bounds it to nothing).
+            # The final literal first: the one before it must end by the final's last occurrence
+            # (an absent final bounds it to nothing). Each final is searched once, into the memo.
             begin = bisect_left(free.indexes, start)
-            bounds = {literal: max(last_at(memo, path, literal), 0) for literal in free.uniques}
+            uniques = free.uniques
+            lasts = list(map(path.rfind, uniques))
+            memo.update(zip(uniques, lasts, strict=True))  # (what `last_at` would find)
+            bounds = dict(zip(uniques, map(max, lasts, repeat(0)), strict=True))
             limits = map(bounds.__getitem__, free.finals[begin:])
-            found = map(path.find, free.befores[begin:], repeat(position), limits)
-            out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
+            if free.before_lengths:
+                # Rules sharing their literal before the last: each such literal is searched once,
+                # from `position`, and a rule passes when that first occurrence ends by its bound
+                # (the first one is the one most likely to); an absent literal ends past any bound.
+                missing = len(path) + 1
+                firsts = {
+                    literal: first if (first := path.find(literal, position)) >= 0 else missing
+                    for literal in free.unique_befores
+                }
+                ends = map(add, map(firsts.__getitem__, free.befores[begin:]), free.before_lengths[begin:])
+                out += compress(free.indexes[begin:], map(le, ends, limits))
+            else:  # each rule's own search, bounded there
+                found = map(path.find, free.befores[begin:], repeat(position), limits)
+                out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
         if anchored.indexes:
             after = anchored.after(path, position, start)
             finals = anchored.finals[after[0] :]
@@ -292,26 +314,28 @@ class _TailGroup:
 
     __slots__ = ("before_lengths", "befores", "finals", "indexes", "lengths", "unique_befores", "uniques")
 
-    def __init__(self, indexes: Sequence[int], befores: Sequence[str], finals: Sequence[str]) -> None:
+    def __init__(
+        self, indexes: Sequence[int], befores: Sequence[str], finals: Sequence[str], anchored: bool = False
+    ) -> None:
         self.indexes = indexes
         self.befores = befores
         self.finals = finals
         self.uniques = tuple(set(finals))  # (the unanchored rules': each final searched once)
-        self.unique_befores: tuple[str, ...] = ()  # the anchored rules' (`of_rules`)
-        self.before_lengths: list[int] = []
-        self.lengths: list[int] = []
+        self.unique_befores = tuple(set(befores))
+        # The unanchored rules' only when they share their literals before the last (searched
+        # once each then, see `Tails.passing` and SHARED_BEFORES); every anchored rule's.
+        shared = anchored or len(self.unique_befores) * SHARED_BEFORES <= len(befores)
+        self.before_lengths: list[int] = list(map(len, befores)) if shared else []
+        self.lengths: list[int] = list(map(len, finals)) if anchored else []
 
     @classmethod
-    def of_rules(cls, rules: list[tuple[int, str, str]]) -> _TailGroup:
-        """A group of (index, literal before the last, last literal) rules: all anchored or none."""
+    def of_rules(cls, rules: list[tuple[int, str, str]], anchored: bool) -> _TailGroup:
+        """A group of (index, literal before the last, last literal) rules, `$`-anchored or not
+        (an anchored rule's last literal without its `$`)."""
         if not rules:
             return cls(range(0), (), ())
         indexes, befores, finals = zip(*rules, strict=True)
-        group = cls(indexes, befores, finals)
-        group.unique_befores = tuple(set(befores))
-        group.before_lengths = list(map(len, befores))
-        group.lengths = list(map(len, finals))
-        return group
+        return cls(indexes, befores, finals, anchored)
 
     def after(self, path: str, position: int, start: int) -> tuple[int, list[int]]:
         """Where the group's rules from `start` begin, and for each the lower bound after its literal
@@ -328,6 +352,7 @@ class WildcardTrie:
     __slots__ = (
         "_asked",
         "_entered",
+        "_given_tails",
         "_head_index",
         "_heads",
         "_keys",
@@ -345,12 +370,19 @@ class WildcardTrie:
 
     @classmethod
     def of_patterns(
-        cls, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]
+        cls,
+        patterns: Sequence[str],
+        keys: Sequence[int],
+        rule_of: Callable[[int], Rule],
+        tails: Tails | None = None,
     ) -> WildcardTrie:
         """The trie of `patterns[i]` with key `keys[i]` (as `__init__`): the sequences are kept as
-        given, so a big set's patterns are not copied (the caller never changes them)."""
+        given, so a big set's patterns are not copied (the caller never changes them). `tails`:
+        `Tails.of_patterns(patterns)` if the caller has it already (its set's first check built it)."""
         trie = cls.__new__(cls)
         trie._setup(patterns, keys, rule_of)
+        trie._raw_tails = tails
+        trie._given_tails = tails is not None
         return trie
 
     def _setup(self, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]) -> None:
@@ -360,6 +392,7 @@ class WildcardTrie:
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
         self._raw_tails: Tails | None = None
+        self._given_tails = False
         self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
         self._trie_ns = -1  # what the trie's last check cost, ns (-1: not asked yet)
         self._heads: tuple[_Node, ...] = ()
@@ -388,11 +421,20 @@ class WildcardTrie:
         self._entered = entered + len(taken)
         return len(taken)
 
-    def best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
-        """The rule that outranks `best` and every other matching rule of the trie, else `best`."""
-        passing = None
+    @property
+    def holds_tails(self) -> bool:
+        """Was the trie given its tail test (`of_patterns`), rather than building its own?"""
+        return self._given_tails
+
+    def best(
+        self, path: str, best: Rule | None, memo: LastAt, passing: list[int] | None = None
+    ) -> Rule | None:
+        """The rule that outranks `best` and every other matching rule of the trie, else `best`.
+        `passing`: the rules that passed the tail test on this check (with `memo`), if it ran."""
         skip = self._skip_bulk
-        if skip <= 0:
+        if passing is not None:
+            self._skip_bulk = BULK_RETRY  # more than RAW_WALKS passed (else the caller walked them)
+        elif skip <= 0:
             # Near misses mostly fail the tail test: when it leaves few rules, walking them is the
             # whole check, and the trie (which would walk to each near miss's end) is not consulted.
             tails = self._tails()
