@@ -114,9 +114,13 @@ BIG_SET = 256
 _LONG_TEXT_PER_RULE = 128
 # How many of a big set's first patterns tell whether it is mostly wildcards (`_Flat`).
 _SAMPLE = 32
-# A big set's first check walks the rules that pass the bulk tail test, when at most this many
-# do, as the trie would (`_big_best`); more, and the check builds the index.
+# A big set of deep wildcard rules has its first check answered by walking the rules that pass
+# the bulk tail test, when at most this many do, as the trie would (`_big_best`); more, and the
+# check builds the index ...
 BIG_FIRST_WALKS = RAW_WALKS
+# ... for a set of at most this many rules (its index, about 0.2 ms per 1,000 deep rules, is then
+# built by the second check; a bigger one is built by the first, as for any big set).
+BIG_FIRST_RULES = 8000
 # An unindexed scan of a set of at least this many rules and TRIE_SEGMENTS `*` first runs the bulk
 # tail test over its patterns (`wildcards.Tails`), and walks only the rules that pass it.
 SCAN_TAILS_RULES = 16
@@ -670,15 +674,20 @@ class RuleSet:
     def _big_best(
         self, path: str, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str
     ) -> Rule | None:
-        """A big set's check, from the flat index. But the first check of a set of wildcard rules
-        runs the bulk tail test first: when at most BIG_FIRST_WALKS rules pass it (near misses fail
-        it), walking those is the answer, and the index (about 0.2 ms per 1,000 rules) waits for a
-        second check, which reuses the test (and this check's survivors, when there were more)."""
+        """A big set's check, from the flat index. But the first check of a set of deep wildcard
+        rules (at most BIG_FIRST_RULES) runs the bulk tail test first: when at most BIG_FIRST_WALKS
+        rules pass it (near misses fail it), walking those is the answer, and the index (about
+        0.2 ms per 1,000 rules) waits for a second check, which reuses the test (as does this
+        check's index, with its survivors, when more passed)."""
         tails = self._big_tails
         tested = None
-        # Deep wildcard rules, as a sample tells (the test passes any rule of fewer than two `*`;
-        # a count of the whole text's `*` would cost a tenth of this check).
-        if tails is None and min(map(str.count, patterns[:_SAMPLE], repeat("*"))) >= 2:
+        # Deep wildcard rules, as a sample tells (a count of the whole text's `*` would cost a tenth
+        # of this check), and not so many that building the index would stall the second check.
+        if (
+            tails is None
+            and len(patterns) <= BIG_FIRST_RULES
+            and min(map(str.count, patterns[:_SAMPLE], repeat("*"))) >= TRIE_DEPTH
+        ):
             tails = Tails.of_patterns(patterns)
             memo = LastAt()
             passing = tails.passing(path, 0, memo)
