@@ -9,6 +9,7 @@ collections and holds dead parses until one runs.
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -16,6 +17,7 @@ import pytest
 
 import robotskit
 from robotskit import Agent
+from robotskit.core.checker import Check
 
 SMALL = b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\n\nUser-agent: GPTBot\nDisallow: /\n"
 WILD = b"User-agent: *\n" + b"".join(b"Disallow: /*a*%d*b\n" % i for i in range(40)) + b"Disallow: /*.pdf$\n"
@@ -48,6 +50,19 @@ def _use(body: bytes, profile: str | None) -> None:
     del robots
 
 
+def _checks_take_weak_references() -> bool:
+    try:
+        weakref.ref(Check(lambda url: True))
+    except TypeError:  # the mypyc build's native classes take none
+        return False
+    return True
+
+
+@pytest.mark.skipif(
+    not _checks_take_weak_references(),
+    reason="the mypyc build's native Check takes no weak reference: a dropped file is freed by the "
+    "cycle collector there (docs/benchmarks.md, the compiled build)",
+)
 @pytest.mark.parametrize("body", [SMALL, WILD, BIG, DEEP], ids=["small", "wildcards", "big", "deep"])
 @pytest.mark.parametrize("profile", [None, "google"])
 def test_a_dropped_parse_leaves_no_cycle(body: bytes, profile: str | None) -> None:

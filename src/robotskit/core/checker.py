@@ -156,8 +156,17 @@ def make_checker(profile: Profile, plan: Plan) -> Check:
     check = Check(after_miss)
     # The check holds `after_miss`, which reaches the check weakly (only to hand it the compiled
     # regex): a dropped file is freed at once rather than left to the cycle collector.
-    check_ref = weakref.ref(check)
+    check_ref = _reference(check)
     return check
+
+
+def _reference(check: Check) -> Callable[[], Check | None]:
+    """A weak reference to `check`; a strong one in the mypyc build, whose native `Check` takes
+    no weak reference (a dropped file is then freed by the cycle collector)."""
+    try:
+        return weakref.ref(check)
+    except TypeError:
+        return lambda: check
 
 
 def _always_allowed(url: str) -> bool:
