@@ -334,9 +334,13 @@ def test_big_deep_sets_first_check_equals_reference(
             assert deferred.best(path) == expected, path
             walked = deferred._flat is None
             tails = _wildcards.Tails.of_patterns([r.pattern for r in rules])
-            survivors = len(tails.passing(path, 0, LastAt()))
+            memo = LastAt()
+            survivors = tails.passing(path, 0, memo)
+            if len(survivors) > walks:
+                deeper = tails.deeper(survivors, path, 0, memo, walks)
+                survivors = survivors if deeper is None else deeper
             deep = min(r.pattern.count("*") for r in rules[: _pattern._SAMPLE]) >= forced["TRIE_DEPTH"]
-            assert walked is (deep and survivors <= walks), (survivors, walks)
+            assert walked is (deep and len(survivors) <= walks), (survivors, walks)
             for again in paths * 2:
                 assert deferred.best(again) == _reference(rules, again), again
             assert deferred._flat is not None
@@ -361,13 +365,13 @@ def test_bulk_tail_test_is_the_per_rule_test(
     once each (shared) or once per rule; the memo it fills holds `rfind`'s answers."""
     position = min(position, len(path))
     answers = []
-    for shared in (1, 10**9):
-        with mock.patch.object(_wildcards, "SHARED_BEFORES", shared):
+    for shared, grams in ((1, 1), (10**9, 10**9), (1, 10**9), (10**9, 1)):
+        with mock.patch.multiple(_wildcards, SHARED_BEFORES=shared, GRAM_FINALS=grams):
             memo = LastAt()
             passing = _wildcards.Tails.of_patterns(patterns).passing(path, position, memo, start)
         assert all(memo[literal] == path.rfind(literal) for literal in memo)
         answers.append(sorted(passing))
-    assert answers[0] == answers[1]
+    assert all(answer == answers[0] for answer in answers)
     passing = set(answers[0])
     for index, pattern in enumerate(patterns):
         if index < start:
@@ -381,3 +385,89 @@ def test_bulk_tail_test_is_the_per_rule_test(
         rest = "*".join(["", *segments[1:]]) + ("$" if pattern.endswith("$") else "")
         if len(segments) > 1 and _regex_matches(rest, path[position:]):
             assert index in passing, (pattern, path, position)  # a necessary condition
+
+
+def _matches_from(pattern: str, path: str, position: int) -> bool:
+    """Do the pattern's segments after its head match, in order, from `position` (its final one
+    anywhere after, or ending the path for a `$` pattern)?"""
+    segments = pattern.removesuffix("$").split("*")
+    rest = "*".join(["", *segments[1:]]) + ("$" if pattern.endswith("$") else "")
+    return len(segments) > 1 and _regex_matches(rest, path[position:])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(_PATTERN, min_size=1, max_size=30),
+    _PATH,
+    st.integers(0, 3),
+    st.sampled_from([1, 2, 8]),
+    st.sampled_from([0.0, 0.75, 1.0]),
+    st.sampled_from([0, 1, 8]),
+    st.sampled_from([0, 4, 64]),
+)
+def test_deeper_tail_test_keeps_every_rule_that_can_match(
+    patterns: list[str], path: str, position: int, literals: int, keeps: float, few: int, enough: int
+) -> None:
+    """Property: the tail test taken deeper (`Tails.deeper`, walking back from each rule's last
+    literal) keeps every rule that passed the tail test and can match from `position`, keeps
+    nothing that had not passed, and answers None only when more than `enough` would be left;
+    a rule it drops has a later literal that cannot fit. With the passes unbounded it is exact
+    for unanchored rules whose literals it reads to the end."""
+    position = min(position, len(path))
+    forced = {"DEEP_LITERALS": literals, "DEEP_KEEPS": keeps, "DEEP_FEW": few}
+    with mock.patch.multiple(_wildcards, **forced):
+        tails = _wildcards.Tails.of_patterns(patterns)
+        memo = LastAt()
+        passing = tails.passing(path, position, memo)
+        deeper = tails.deeper(passing, path, position, memo, enough)
+    assert all(memo[literal] == path.rfind(literal) for literal in memo)
+    if deeper is None:
+        return
+    assert len(deeper) == len(set(deeper)) and set(deeper) <= set(passing)
+    for index in passing:
+        if _matches_from(patterns[index], path, position):
+            assert index in deeper, (patterns[index], path, position)
+    if keeps == 1.0 and few == 0:  # every pass taken: the walk back decides the rules it reads whole
+        for index in passing:
+            pattern = patterns[index]
+            later = pattern.split("*")[1:]
+            if not pattern.endswith("$") and 2 <= len(later) <= literals + 1:
+                assert (index in deeper) is _matches_from(pattern, path, position), (pattern, path, position)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PATTERN, min_size=1, max_size=12), _PATH, st.integers(0, 3))
+def test_deeper_tail_test_taken_to_the_end_is_exact(patterns: list[str], path: str, position: int) -> None:
+    """Property: with every pass taken, the walk back decides each unanchored wildcard rule (it
+    reads them whole here) exactly as matching does; the others stay in."""
+    position = min(position, len(path))
+    forced = {"DEEP_LITERALS": 10, "DEEP_KEEPS": 1.0, "DEEP_FEW": 0}
+    with mock.patch.multiple(_wildcards, **forced):
+        tails = _wildcards.Tails.of_patterns(patterns)
+        memo = LastAt()
+        passing = tails.passing(path, position, memo)
+        deeper = tails.deeper(passing, path, position, memo, len(patterns))
+    if deeper is None:  # nothing to go deeper on: no pattern has a literal before its last
+        assert all(pattern.count("*") < 2 for pattern in patterns)
+        return
+    for index in passing:
+        pattern = patterns[index]
+        if not pattern.endswith("$") and len(pattern.split("*")) >= 2:
+            assert (index in deeper) is _matches_from(pattern, path, position), (pattern, path, position)
+        else:
+            assert index in deeper
+
+
+def test_deeper_tail_test_examples() -> None:
+    """The walk back on hand-made cases: order, a literal only at the path's start, a `**`."""
+    path = "/abcabc"
+    patterns = ["/*c*a*b", "/*c*b*a", "/*/*a*c", "/*a**b*c", "/*x*a*b", "/a*b$", "/*c*c*c"]
+    expected = {0: True, 1: False, 2: True, 3: True, 4: False, 5: True, 6: False}
+    forced = {"DEEP_LITERALS": 10, "DEEP_KEEPS": 1.0, "DEEP_FEW": 0}
+    with mock.patch.multiple(_wildcards, **forced):
+        tails = _wildcards.Tails.of_patterns(patterns)
+        memo = LastAt()
+        passing = tails.passing(path, 0, memo)
+        deeper = tails.deeper(passing, path, 0, memo, 10)
+    assert deeper is not None
+    assert {index: index in deeper for index in range(len(patterns))} == expected

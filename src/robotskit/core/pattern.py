@@ -691,9 +691,12 @@ class RuleSet:
             tails = Tails.of_patterns(patterns)
             memo = LastAt()
             passing = tails.passing(path, 0, memo)
-            if len(passing) <= BIG_FIRST_WALKS:  # else the trie does better than walking them all
+            walks: list[int] | None = passing
+            if len(passing) > BIG_FIRST_WALKS:  # the test taken deeper may leave few enough
+                walks = tails.deeper(passing, path, 0, memo, BIG_FIRST_WALKS)
+            if walks is not None and len(walks) <= BIG_FIRST_WALKS:  # else the trie does better
                 self._big_tails = tails
-                return _best_of(passing, patterns, 0, rule_at, path, memo)
+                return _best_of(walks, patterns, 0, rule_at, path, memo)
             tested = (memo, passing)
         flat = self._flat = _Flat(patterns, rule_at, text, tails)
         self._calls = -1

@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import compress, repeat
-from operator import add, and_, ge, itemgetter, le, sub
+from itertools import compress, repeat, zip_longest
+from operator import add, and_, ge, is_not, itemgetter, le, not_, sub
 from time import perf_counter_ns
+from typing import cast
 
 from robotskit.core.glob import (
     TAIL_AFTER,
@@ -76,6 +78,16 @@ BULK_PROBE_NS = 250_000
 # The bulk tail test searches each literal before the last once, unbounded, when rules share them
 # this many to one (else each rule's own search, bounded by its last literal, scans less).
 SHARED_BEFORES = 4
+# The bulk tail test finds the last occurrences of this many distinct last literals of one length
+# (or more) with one table of the path's substrings of that length, not a scan per literal (a
+# scan costs about as much as this many table entries).
+GRAM_FINALS = 256
+# `Tails.deeper`: how many literals before the last it walks back at most, and the share of the
+# rules a pass may keep before it gives up (rules sharing long runs pass pass after pass).
+DEEP_LITERALS = 8
+DEEP_KEEPS = 0.75
+DEEP_FEW = 8  # rules left that are walked rather than taken a pass deeper
+_AFTER_HEAD = itemgetter(slice(1, None))  # a split pattern's pieces after its head
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
 
@@ -237,12 +249,16 @@ class Tails:
     distinct literal is searched once per check. Rules too short for the test always pass.
     """
 
-    __slots__ = ("_always", "_anchored", "_free")
+    __slots__ = ("_always", "_anchored", "_columns", "_free", "_patterns")
 
-    def __init__(self, always: list[int], free: _TailGroup, anchored: _TailGroup) -> None:
+    def __init__(
+        self, always: list[int], free: _TailGroup, anchored: _TailGroup, patterns: Sequence[str] = ()
+    ) -> None:
         self._always = always  # the indexes of the rules too short for the test
         self._free = free
         self._anchored = anchored
+        self._patterns = patterns  # (for `deeper`, which reads more of each rule)
+        self._columns: list[Sequence[str | None]] | None = None
 
     @classmethod
     def of_patterns(cls, patterns: Sequence[str]) -> Tails:
@@ -254,10 +270,12 @@ class Tails:
             _, befores, finals = zip(*parts, strict=True)
             ends = 0 if "$" not in "".join(finals) else sum(map(str.endswith, finals, repeat("$")))
             if not ends:
-                return cls([], _TailGroup(range(count), befores, finals), _TailGroup(range(0), (), ()))
+                free_group = _TailGroup(range(count), befores, finals)
+                return cls([], free_group, _TailGroup(range(0), (), ()), patterns)
             if ends == count:  # every rule `$`-anchored (a hostile file's, say)
                 finals = tuple(map(str.removesuffix, finals, repeat("$")))
-                return cls([], _TailGroup(range(0), (), ()), _TailGroup(range(count), befores, finals, True))
+                anchored_group = _TailGroup(range(count), befores, finals, True)
+                return cls([], _TailGroup(range(0), (), ()), anchored_group, patterns)
         # The general case: (literal before the last or None, last literal, `$`-anchored) per rule.
         always: list[int] = []
         free: list[tuple[int, str, str]] = []
@@ -270,7 +288,7 @@ class Tails:
                 anchored.append((index, part[1], final[:-1]))
             else:
                 free.append((index, part[1], final))
-        return cls(always, _TailGroup.of_rules(free, False), _TailGroup.of_rules(anchored, True))
+        return cls(always, _TailGroup.of_rules(free, False), _TailGroup.of_rules(anchored, True), patterns)
 
     def passing(self, path: str, position: int, memo: LastAt, start: int = 0) -> list[int]:
         """The indexes (from `start`) of the rules that pass the test, walked from `position`."""
@@ -282,7 +300,13 @@ class Tails:
             # (an absent final bounds it to nothing). Each final is searched once, into the memo.
             begin = bisect_left(free.indexes, start)
             uniques = free.uniques
-            lasts = list(map(path.rfind, uniques))
+            lasts: list[int] = []
+            for length, low, high in free.gram_spans:
+                # Many distinct literals of one length: one pass over the path's substrings of that
+                # length (the last occurrence of each is the one kept) beats a scan per literal.
+                grams = {path[i : i + length]: i for i in range(len(path) - length + 1)}
+                lasts += map(grams.get, uniques[low:high], repeat(-1))
+            lasts += map(path.rfind, uniques[len(lasts) :])
             memo.update(zip(uniques, lasts, strict=True))  # (what `last_at` would find)
             bounds = dict(zip(uniques, map(max, lasts, repeat(0)), strict=True))
             limits = map(bounds.__getitem__, free.finals[begin:])
@@ -307,12 +331,88 @@ class Tails:
             out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
         return out
 
+    def deeper(
+        self, indexes: list[int], path: str, position: int, memo: LastAt, enough: int
+    ) -> list[int] | None:
+        """Of the rules at `indexes` (they passed `passing` with this `position` and `memo`), those
+        that pass the test taken deeper, or None when it does not pay.
+
+        The test walks each unanchored rule backwards from its last literal's last occurrence: the
+        literal before must end by there (the tail test), the one before that by where that one
+        starts, and so on, each the last such occurrence (`str.rfind` bounded by the next one's
+        start), one literal deeper per pass over the rules still in (a few C-level `map`s). A rule
+        whose literals run out, `$`-anchored or not, stays in. A rule it rejects cannot match:
+        its last literals cannot all fit in order after `position`, as any match needs. Passes
+        stop at DEEP_LITERALS literals, at DEEP_FEW rules left, or when a pass keeps more than
+        DEEP_KEEPS of the rules, as rules sharing long runs do; more than `enough` left then, and
+        the test does not pay (None: the trie serves those).
+        """
+        columns = self._deep_columns()
+        if len(columns) < 2:
+            return None
+        found_finals = list(map(columns[0].__getitem__, indexes))
+        known = list(map(is_not, found_finals, repeat(None)))
+        kept = list(compress(indexes, map(not_, known)))  # `$`-anchored or without a final
+        live = list(compress(indexes, known))
+        finals = cast(list[str], list(compress(found_finals, known)))
+        for final in set(finals).difference(memo):
+            memo[final] = path.rfind(final)
+        starts = list(map(memo.__getitem__, finals))  # where each final may start at the latest
+        present = list(map(ge, starts, repeat(position)))  # (-1: absent; a negative end would wrap)
+        live = list(compress(live, present))
+        starts = list(compress(starts, present))
+        first = columns[1]
+        for column in columns[1:]:
+            if len(kept) + len(live) <= DEEP_FEW:
+                break
+            found_literals = list(map(column.__getitem__, live))
+            known = list(map(is_not, found_literals, repeat(None)))
+            if not all(known):  # rules whose literals ran out: they stay in
+                kept += compress(live, map(not_, known))
+                live = list(compress(live, known))
+                starts = list(compress(starts, known))
+                found_literals = list(compress(found_literals, known))
+            literals = cast(list[str], found_literals)
+            found = list(map(path.rfind, literals, repeat(position), starts))
+            fits = list(map(ge, found, repeat(0)))
+            before = len(live)
+            live = list(compress(live, fits))
+            starts = list(compress(found, fits))
+            # (the first pass repeats the tail test the rules passed: it finds where to go on from)
+            if column is not first and len(live) > before * DEEP_KEEPS:
+                break  # passes no longer pay
+        return kept + live if len(kept) + len(live) <= enough else None
+
+    def _deep_columns(self) -> list[Sequence[str | None]]:
+        """Per depth, each rule's literal: the last (None for a `$`-anchored rule), the one before
+        it, and so on up to DEEP_LITERALS (None past a rule's first literal after its head).
+        Built once, in C-level passes; idempotent (racing threads build equal lists)."""
+        columns = self._columns
+        if columns is None:
+            parts = map(str.rsplit, self._patterns, repeat("*"), repeat(DEEP_LITERALS + 1))
+            columns = list(zip_longest(*map(reversed, map(_AFTER_HEAD, parts))))
+            if columns:
+                finals = columns[0]
+                anchored = map(str.endswith, map(str, finals), repeat("$"))  # (str(None): "None")
+                columns[0] = [None if end else final for final, end in zip(finals, anchored, strict=True)]
+            self._columns = columns
+        return columns
+
 
 class _TailGroup:
     """The unanchored or the anchored rules of a `Tails`, as parallel sequences: the rules'
     indexes (ascending), literals before the last, and last literals (`$` dropped)."""
 
-    __slots__ = ("before_lengths", "befores", "finals", "indexes", "lengths", "unique_befores", "uniques")
+    __slots__ = (
+        "before_lengths",
+        "befores",
+        "finals",
+        "gram_spans",
+        "indexes",
+        "lengths",
+        "unique_befores",
+        "uniques",
+    )
 
     def __init__(
         self, indexes: Sequence[int], befores: Sequence[str], finals: Sequence[str], anchored: bool = False
@@ -320,7 +420,19 @@ class _TailGroup:
         self.indexes = indexes
         self.befores = befores
         self.finals = finals
-        self.uniques = tuple(set(finals))  # (the unanchored rules': each final searched once)
+        # The unanchored rules' distinct last literals, each searched once per check: first those
+        # of each length that GRAM_FINALS or more share (gram_spans: length, start, end), which
+        # one table of the path's substrings of that length answers, then the rest.
+        uniques = set(finals)
+        self.gram_spans: list[tuple[int, int, int]] = []
+        ordered: list[str] = []
+        if len(uniques) >= GRAM_FINALS and not anchored:
+            for length, count in Counter(map(len, uniques)).items():
+                if count >= GRAM_FINALS and length:
+                    self.gram_spans.append((length, len(ordered), len(ordered) + count))
+                    ordered += (final for final in uniques if len(final) == length)
+            uniques.difference_update(ordered)
+        self.uniques = (*ordered, *uniques)
         self.unique_befores = tuple(set(befores))
         # The unanchored rules' only when they share their literals before the last (searched
         # once each then, see `Tails.passing` and SHARED_BEFORES); every anchored rule's.
@@ -440,8 +552,11 @@ class WildcardTrie:
             tails = self._tails()
             started = perf_counter_ns()
             passing = tails.passing(path, 0, memo)
-            if len(passing) <= RAW_WALKS:
-                best = self._walk_raw(passing, path, best, memo)
+            walks: list[int] | None = passing
+            if len(passing) > RAW_WALKS:  # the test taken deeper may leave few enough
+                walks = tails.deeper(passing, path, 0, memo, RAW_WALKS)
+            if walks is not None and len(walks) <= RAW_WALKS:
+                best = self._walk_raw(walks, path, best, memo)
                 spent = perf_counter_ns() - started
                 # (not judged on the first check, which pays for its cold start)
                 if self._asked and spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
