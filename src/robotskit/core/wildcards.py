@@ -17,13 +17,16 @@ reading mid-growth sees every rule at least once (twice is harmless: the best ma
 
 The trie pays off for rules that get far along the path and part there; a near miss that fails
 only at its end costs a walk to its last node either way. So a check first runs the tail test
-over every rule in bulk (`Tails`: a few C-level passes): when at most `RAW_WALKS` rules pass it,
-walking those is the whole check, and the trie is neither consulted nor grown. A path that lets
-more through is answered by the trie, and the next `BULK_RETRY` checks go to it directly (a set
-whose rules pass the test would otherwise pay for it on every check). So do they when the bulk test
-cost more than `BULK_PROBE_NS` or than the trie's last check (long literals searched far along the
-path: the trie, which searches from further on, can be cheaper): each way is timed when it runs, and
-the cheaper one kept. Timings only choose the way; both give the same, exact answer.
+over every rule in bulk (`Tails`: a few C-level passes), taken deeper when too many pass it
+(`Tails.deeper`: each rule walked back from its last literal, a literal per pass): when at most
+`RAW_WALKS` rules are left, walking those is the whole check, and the trie is neither consulted
+nor grown. A path that lets more through is answered by the trie, and the next `BULK_RETRY`
+checks go to it directly (a set whose rules pass the test would otherwise pay for it on every
+check). So do they when the bulk test cost more than `BULK_PROBE_NS` or than the trie's last check
+(long literals searched far along the path: the trie, which searches from further on, can be
+cheaper), except while the trie has never answered and the deeper test was needed (a cold trie
+walks each rule that test rejects: a stall): each way is timed when it runs, and the cheaper one
+kept. Timings only choose the way; both give the same, exact answer.
 
 Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
 pattern below it, and a subtree that cannot reach the best match's length is skipped.
@@ -558,8 +561,11 @@ class WildcardTrie:
             if walks is not None and len(walks) <= RAW_WALKS:
                 best = self._walk_raw(walks, path, best, memo)
                 spent = perf_counter_ns() - started
-                # (not judged on the first check, which pays for its cold start)
-                if self._asked and spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
+                # (not judged on the first check, which pays for its cold start; nor, while the
+                # trie has not answered, one the deeper test answered: a cold trie would walk every
+                # rule that test rejects, several times this check's cost)
+                probe = walks is passing or self._trie_ns >= 0
+                if self._asked and probe and spent > (BULK_PROBE_NS if self._trie_ns < 0 else self._trie_ns):
                     self._skip_bulk = BULK_RETRY  # the trie may be cheaper: it answers the next checks
                 self._asked = True
                 return best
