@@ -402,7 +402,7 @@ def _texts(raw_rules: tuple[RawRule, ...], profile: Profile) -> _Texts:
     regex search tells), the others a few C-level passes instead of Python steps per value."""
     values = list(map(_value_of, raw_rules))
     joined = "\n".join(values)
-    if joined.count("\n") != max(len(raw_rules) - 1, 0):
+    if "\n" in "".join(values):  # (a copy and a memchr: cheaper than counting the joined breaks)
         return joined, None, None
     google = not profile.normalise_urls
     if not patterns_need_normalising(joined, google=google):

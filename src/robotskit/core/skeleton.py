@@ -112,12 +112,14 @@ def _rules_of_lines(source: _Source, start: int, end: int, first_line: int) -> t
     rules: list[RawRule] = []
     add = rules.append
     fast, whitespace, allow, disallow = FAST_KEYS.get, WHITESPACE, _ALLOW, _DISALLOW
-    for number, line in enumerate(text[start:end].split("\n"), first_line):
+    region = text[start:end]
+    comments = "#" in region  # (most rule regions have none: no line then needs the test)
+    for number, line in enumerate(region.split("\n"), first_line):
         key, colon, value = line.partition(":")
         kind = fast(key)
         if kind is not None and colon:
             if kind is disallow or kind is allow:
-                if "#" in value:
+                if comments and "#" in value:
                     value = value.partition("#")[0]
                 add((number, kind is allow, value.strip(whitespace)))
         elif line and line[0] != "#":

@@ -269,8 +269,11 @@ class Tails:
         (every pattern of two `*` or more, all or none `$`-anchored) need no Python step per pattern."""
         parts = list(map(str.rsplit, patterns, repeat("*"), repeat(2)))
         count = len(parts)
-        if count and min(map(len, parts)) == 3:
-            _, befores, finals = zip(*parts, strict=True)
+        try:  # every pattern in three pieces (two `*` or more)? zip then makes three columns
+            _, befores, finals = zip(*parts, strict=True) if count else ((), (), ())
+        except ValueError:
+            count = 0  # (a shorter pattern: the general case below)
+        if count:
             ends = 0 if "$" not in "".join(finals) else sum(map(str.endswith, finals, repeat("$")))
             if not ends:
                 free_group = _TailGroup(range(count), befores, finals)
