@@ -176,6 +176,37 @@ def test_the_run_store_writes_puts_in_batches_and_at_flush(tmp_path: Path) -> No
     assert reader.get(b"late") is None and writer.get(b"k0") is None
 
 
+def test_the_run_store_keeps_every_field_of_the_facts(tmp_path: Path) -> None:
+    """What the store writes (plain tuples, not the dataclasses) reads back equal, every field
+    set; a field added to `Facts` or `Verdicts` fails here until `encode` writes it. A value
+    that is not what `encode` wrote disables the store: the worker then judges alone."""
+    import dataclasses
+    import pickle
+
+    from robotskit.batch import shared
+    from robotskit.batch.analyze import AgentVerdicts, Facts, Verdicts
+
+    assert [f.name for f in dataclasses.fields(Facts)] == [
+        "groups", "rules", "sitemaps", "lint_ids", "truncated", "size", "agents", "lint_error",
+    ]  # fmt: skip
+    assert [f.name for f in dataclasses.fields(Verdicts)] == [
+        "verdict", "root", "paths", "crawl_delay", "content_signal",
+    ]  # fmt: skip
+    keys = (
+        Verdicts("partial", True, (True, False), 2.5, (True, None, False)),
+        Verdicts("allowed", False, (), None, None),
+    )
+    facts = Facts(3, 7, 1, ("RK101", "RK203"), True, 4096, AgentVerdicts(keys, (1, 0, 1)), "lint: boom")
+    assert shared.decode(shared.encode(facts)) == facts
+    store = shared.SharedFacts(str(tmp_path / "facts.sqlite"))
+    store.put(b"k", facts)
+    store.flush()
+    assert store.get(b"k") == facts and store.get_many([b"k"]) == {b"k": facts}
+    assert store._db is not None
+    store._db.execute("INSERT INTO facts VALUES (?, ?)", (b"bad", pickle.dumps(("not", "facts"))))
+    assert store.get_many([b"k", b"bad"]) == {} and store.get(b"k") is None  # disabled
+
+
 def test_the_run_store_answers_and_claims_many_keys_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,8 +5,10 @@ several workers, a body seen by two of them would be parsed and linted twice. Wo
 open the run's store file (same machine, or a shared file system) look a body up there before
 judging it, and add what they judged. The store is an accelerator only: any failure to open,
 read or write it just means the worker judges the body itself, so results never depend on it.
-Entries are the pickled `Facts` of this very run (the file lives in the run's parts folder and
-is deleted at its end), so nothing is ever read back from another version or configuration.
+Entries are the `Facts` of this very run, pickled as plain tuples (`encode`: a slots dataclass
+pickles through Python-level `__getstate__`, about five times slower, and every judged body is
+stored); the file lives in the run's parts folder and is deleted at its end, so nothing is ever
+read back from another version or configuration.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from robotskit.batch.analyze import Facts
+from robotskit.batch.analyze import AgentVerdicts, Facts, Verdicts
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS facts (key BLOB PRIMARY KEY, value BLOB NOT NULL)"
 # Who is judging which body now: the first worker to claim a key judges it; the others let the
@@ -31,6 +33,27 @@ _BATCH = 32
 # Keys per statement of `get_many` and `claim_many` (SQLite allows 32,766 variables since 3.32,
 # 999 before).
 _MAX_VARIABLES = 500
+
+
+# What a stored value may raise when read: it was cut, or is not what `encode` wrote.
+_BAD_VALUE = (pickle.PickleError, EOFError, AttributeError, TypeError, ValueError, IndexError)
+
+
+def encode(facts: Facts) -> bytes:
+    """`facts` as the store keeps it: tuples in the fields' order (`decode` reads it back)."""
+    agents = facts.agents
+    keys = tuple(
+        (key.verdict, key.root, key.paths, key.crawl_delay, key.content_signal) for key in agents.keys
+    )
+    fields = (facts.groups, facts.rules, facts.sitemaps, facts.lint_ids, facts.truncated, facts.size)
+    return pickle.dumps((*fields, keys, agents.of_agent, facts.lint_error), pickle.HIGHEST_PROTOCOL)
+
+
+def decode(value: bytes) -> Facts:
+    """The `Facts` that `encode` wrote; raises one of `_BAD_VALUE` for anything else."""
+    groups, rules, sitemaps, lint_ids, truncated, size, keys, of_agent, lint_error = pickle.loads(value)
+    agents = AgentVerdicts(tuple(Verdicts(*key) for key in keys), of_agent)
+    return Facts(groups, rules, sitemaps, lint_ids, truncated, size, agents, lint_error)
 
 
 class SharedFacts:
@@ -53,11 +76,10 @@ class SharedFacts:
             return None
         try:
             found = self._db.execute("SELECT value FROM facts WHERE key = ?", (key,)).fetchone()
-            value = pickle.loads(found[0]) if found else None
-        except (sqlite3.Error, pickle.PickleError, EOFError, AttributeError, TypeError):
+            return decode(found[0]) if found else None
+        except (sqlite3.Error, *_BAD_VALUE):
             self._disable()
             return None
-        return value if isinstance(value, Facts) else None
 
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Facts]:
         """The stored facts of those `keys` that have any, in one query (a worker looks up a
@@ -71,10 +93,8 @@ class SharedFacts:
                 marks = ",".join("?" * len(chunk))  # the keys are bound, never in the text
                 query = f"SELECT key, value FROM facts WHERE key IN ({marks})"
                 for key, value in self._db.execute(query, chunk):
-                    facts = pickle.loads(value)
-                    if isinstance(facts, Facts):
-                        found[bytes(key)] = facts
-        except (sqlite3.Error, pickle.PickleError, EOFError, AttributeError, TypeError):
+                    found[bytes(key)] = decode(value)
+        except (sqlite3.Error, *_BAD_VALUE):
             self._disable()
             return {}
         return found
@@ -83,7 +103,7 @@ class SharedFacts:
         """Add what a body says; written with the next `_BATCH` (or at `flush`)."""
         if self._db is None:
             return
-        self._pending.append((key, pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)))
+        self._pending.append((key, encode(facts)))
         if len(self._pending) >= _BATCH:
             self.flush()
 
