@@ -496,9 +496,10 @@ class RuleSet:
         self._flat: _Flat | None = None
         # A big set's tail test, built by its first check (`_big_best`) and handed to its index.
         self._big_tails: Tails | None = None
-        # The scans' bulk tail tests (`_scan_tails`), once known: of the text's lines, of the rules.
+        # The scans' bulk tail tests (`_scan_tails`), once known: of the text's lines; of the rules,
+        # with their patterns.
         self._line_tails: tuple[Tails | None] | None = None
-        self._rule_tails: tuple[Tails | None] | None = None
+        self._rule_tails: tuple[Tails | None, list[str]] | None = None
 
     @classmethod
     def deferred(
@@ -615,28 +616,15 @@ class RuleSet:
 
     def _scan(self, path: str) -> Rule | None:
         """The unindexed answer: one pass over the rules keeping the best match (SPEC 3)."""
-        best: Rule | None = None
-        best_length = -1
-        memo = LastAt()
         rules = self.rules
-        known = self._rule_tails  # (built on the first scan; indexes of `rules`)
+        known = self._rule_tails  # (built on the first scan; indexes of `rules`, and their patterns)
         if known is None:
             patterns = list(map(_pattern_of, rules))
-            known = self._rule_tails = self._scan_tails(patterns, "\n".join(patterns))
-        tails = known[0]
-        for rule in rules if tails is None else map(rules.__getitem__, tails.passing(path, 0, memo)):
-            pattern = rule.pattern
-            length = len(pattern)
-            if length < best_length:
-                continue  # shorter than the best match: cannot outrank it
-            if "*" in pattern or pattern[-1] == "$":
-                if not pattern_matches(pattern, path, memo):
-                    continue
-            elif not path.startswith(pattern):
-                continue
-            if _outranks(rule, best):
-                best, best_length = rule, length
-        return best
+            known = self._rule_tails = (*self._scan_tails(patterns, "\n".join(patterns)), patterns)
+        tails, patterns = known
+        memo = LastAt()
+        indexes = range(len(rules)) if tails is None else tails.passing(path, 0, memo)
+        return _best_of(indexes, patterns, 0, lambda index, pattern: rules[index], path, memo)
 
     def _scan_text(self, path: str) -> Rule | None:
         """`_scan` on a deferred set's text, building a `Rule` only for the patterns that match."""
