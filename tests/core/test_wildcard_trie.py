@@ -471,3 +471,56 @@ def test_deeper_tail_test_examples() -> None:
         deeper = tails.deeper(passing, path, 0, memo, 10)
     assert deeper is not None
     assert {index: index in deeper for index in range(len(patterns))} == expected
+
+
+def test_near_misses_from_threads_equal_the_greedy_reference() -> None:
+    """Eight threads checking one big set of distinct near misses (each rule's literals taken from
+    the path in order, its last literal placed so that the tail test passes and the walk fails),
+    a few rules that match among them: every answer is the greedy matcher's, whichever way the
+    check goes (first check walked from the tail test, the deeper test, the trie)."""
+    import random
+
+    rng = random.Random(9309)
+    path = "/" + "".join(rng.choice("abcdefghijklmnop") for _ in range(600))
+    patterns = []
+    for i in range(400):
+        position, chain = 1, []
+        for _ in range(rng.randint(6, 20)):
+            size = rng.randint(2, 4)
+            chain.append(path[position : position + size])
+            position += size + rng.randint(0, 25)
+        if i % 50 == 0:  # one in 50 matches: its last literal comes after the chain
+            final = path[position : position + 4]
+        else:  # a near miss: its last literal occurs within the chain only
+            final = ""
+            while not final or path.find(final, position - 3) >= 0:
+                start = rng.randrange(1, position - 4)
+                final = path[start : start + 4]
+        patterns.append("/*" + "*".join([*chain, final]) + ("$" if i % 97 == 0 else ""))
+    rules = [Rule(i + 1, RuleKind.ALLOW if i % 3 else RuleKind.DISALLOW, p) for i, p in enumerate(patterns)]
+    paths = [path, path + "?x=1", path[:300], path[:450] + "zz", path.replace("a", "b", 5)]
+    expected = {
+        p: max(
+            (rule for rule in rules if pattern_matches(rule.pattern, p)),
+            key=lambda rule: (len(rule.pattern), rule.kind is RuleKind.ALLOW, -rule.line),
+            default=None,
+        )
+        for p in paths
+    }
+    assert any(expected.values())  # some paths are matched, by the longest matching rule
+    wrong: list[str] = []
+    index = RuleSet.deferred("\n".join(patterns), lambda: rules, lambda i, pattern: rules[i])
+    assert index.size > _pattern.BIG_SET
+
+    def run(offset: int) -> None:
+        for i in range(len(paths) * 8):
+            checked = paths[(i + offset) % len(paths)]
+            if index.best(checked) != expected[checked]:
+                wrong.append(checked)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
