@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from unittest import mock
 
 from hypothesis import given, settings
@@ -55,6 +56,15 @@ def _reference(rules: list[Rule], path: str) -> Rule | None:
             if best is None or key > (len(best.pattern), best.kind is RuleKind.ALLOW, -best.line):
                 best = rule
     return best
+
+
+def _in_threads(run: Callable[[int], None], count: int = 8) -> None:
+    """`run(n)` in `count` threads at once, n = 0 .. count - 1; returns when all are done."""
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def _rules(patterns: list[tuple[str, bool]]) -> list[Rule]:
@@ -195,11 +205,7 @@ def test_trie_from_threads_while_growing_equals_reference() -> None:
                 if index.best(path) != expected[path]:
                     wrong.append(path)
 
-        threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        _in_threads(run)
     assert index._flat is not None and index._flat._trie is not None
     assert wrong == []
 
@@ -325,8 +331,17 @@ def test_big_deep_sets_first_check_equals_reference(
         patterns = [(p + anchor, allow) for p, allow in patterns]
     rules = _rules(patterns)
     forced = {"TRIE_SEGMENTS": 0, "BIG_SET": 0, "BIG_FIRST_WALKS": walks, "TRIE_DEPTH": 2 if all_deep else 4}
+    built: list[_wildcards.Tails] = []  # every tail test made, in order
+    of_patterns = _wildcards.Tails.of_patterns.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[_wildcards.Tails], patterns: list[str]) -> _wildcards.Tails:
+        built.append(of_patterns(cls, patterns))
+        return built[-1]
+
     for path in paths:
-        with mock.patch.multiple(_pattern, **forced):
+        built.clear()
+        spied = mock.patch.object(_wildcards.Tails, "of_patterns", classmethod(spy))
+        with mock.patch.multiple(_pattern, **forced), spied:
             deferred = RuleSet.deferred(
                 "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
             )
@@ -345,8 +360,8 @@ def test_big_deep_sets_first_check_equals_reference(
                 assert deferred.best(again) == _reference(rules, again), again
             assert deferred._flat is not None
             trie = deferred._flat._trie
-            if all_deep and len(rules) > 1:
-                assert trie is not None and trie.holds_tails
+            if all_deep and len(rules) > 1:  # the trie holds the test the set's first check made
+                assert trie is not None and trie._raw_tails is built[0]
 
 
 @settings(max_examples=400, deadline=None)
@@ -518,9 +533,5 @@ def test_near_misses_from_threads_equal_the_greedy_reference() -> None:
             if index.best(checked) != expected[checked]:
                 wrong.append(checked)
 
-    threads = [threading.Thread(target=run, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    _in_threads(run)
     assert wrong == []

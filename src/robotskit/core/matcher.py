@@ -388,11 +388,10 @@ class View:
         return Plan(tuple(judgements), rule_sets, chain)
 
 
-# A group's rule values joined by "\n", and its patterns (the values normalised) joined the
-# same way, or None when some value holds a "\n" (the lexer never makes one: a safety net).
-# A group's rule values "\n"-joined; its patterns "\n"-joined (None when a value holds a "\n");
-# and the patterns as a list when they are the values as written (no normalising: a big set's
-# index then does not split the text again).
+# A group's rule values joined by "\n"; its patterns (the values normalised) joined the same way,
+# or None when some value holds a "\n" (the lexer never makes one: a safety net); and the
+# patterns as a list when they are the values as written (nothing normalised: a big set's index
+# then does not split the text again).
 _Texts = tuple[str, str | None, list[str] | None]
 _value_of = itemgetter(2)  # RawRule's value
 

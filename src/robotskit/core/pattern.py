@@ -358,9 +358,9 @@ class _Flat:
             "\n".join(map(patterns.__getitem__, special)),
         )
 
-    def best(self, path: str, tested: tuple[LastAt, list[int]] | None = None) -> Rule | None:
-        """`tested`: this check's memo and the rules that passed the tail test given to `__init__`
-        (the set's first check ran it), so the trie does not run it again."""
+    def best(self, path: str, tested: tuple[Tails, LastAt, list[int]] | None = None) -> Rule | None:
+        """`tested`: the tail test given to `__init__`, this check's memo and the rules that passed
+        it (the set's first check ran it), so the trie does not run it again."""
         best: Rule | None = None
         first = self._first
         path_length = len(path)
@@ -375,8 +375,9 @@ class _Flat:
         if not self._special:
             if trie is None:
                 return best
-            if tested is not None and trie.holds_tails:
-                return trie.best(path, best, tested[0], tested[1])
+            if tested is not None:
+                tails, memo, passing = tested
+                return trie.best(path, best, memo, (tails, passing))
             return trie.best(path, best, LastAt())
         chunks, start, text = self._left
         if start < len(self._special):
@@ -678,14 +679,11 @@ class RuleSet:
         ):
             tails = Tails.of_patterns(patterns)
             memo = LastAt()
-            passing = tails.passing(path, 0, memo)
-            walks: list[int] | None = passing
-            if len(passing) > BIG_FIRST_WALKS:  # the test taken deeper may leave few enough
-                walks = tails.deeper(passing, path, 0, memo, BIG_FIRST_WALKS)
-            if walks is not None and len(walks) <= BIG_FIRST_WALKS:  # else the trie does better
+            passing, walks = tails.narrowed(path, 0, memo, BIG_FIRST_WALKS)
+            if walks is not None:  # else the trie does better than walking them all
                 self._big_tails = tails
                 return _best_of(walks, patterns, 0, rule_at, path, memo)
-            tested = (memo, passing)
+            tested = (tails, memo, passing)
         flat = self._flat = _Flat(patterns, rule_at, text, tails)
         self._calls = -1
         self._big_tails = None

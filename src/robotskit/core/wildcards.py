@@ -337,6 +337,17 @@ class Tails:
             out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
         return out
 
+    def narrowed(
+        self, path: str, position: int, memo: LastAt, enough: int
+    ) -> tuple[list[int], list[int] | None]:
+        """The rules that pass the test, and the few (`enough` at most) a walk must try: those that
+        pass, or, when more than `enough` do, those that pass the test taken deeper; None when
+        that leaves more than `enough` too."""
+        passing = self.passing(path, position, memo)
+        if len(passing) <= enough:
+            return passing, passing
+        return passing, self.deeper(passing, path, position, memo, enough)
+
     def deeper(
         self, indexes: list[int], path: str, position: int, memo: LastAt, enough: int
     ) -> list[int] | None:
@@ -470,7 +481,6 @@ class WildcardTrie:
     __slots__ = (
         "_asked",
         "_entered",
-        "_given_tails",
         "_head_index",
         "_heads",
         "_keys",
@@ -500,7 +510,6 @@ class WildcardTrie:
         trie = cls.__new__(cls)
         trie._setup(patterns, keys, rule_of)
         trie._raw_tails = tails
-        trie._given_tails = tails is not None
         return trie
 
     def _setup(self, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]) -> None:
@@ -510,7 +519,6 @@ class WildcardTrie:
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
         self._raw_tails: Tails | None = None
-        self._given_tails = False
         self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
         self._trie_ns = -1  # what the trie's last check cost, ns (-1: not asked yet)
         self._heads: tuple[_Node, ...] = ()
@@ -539,29 +547,22 @@ class WildcardTrie:
         self._entered = entered + len(taken)
         return len(taken)
 
-    @property
-    def holds_tails(self) -> bool:
-        """Was the trie given its tail test (`of_patterns`), rather than building its own?"""
-        return self._given_tails
-
     def best(
-        self, path: str, best: Rule | None, memo: LastAt, passing: list[int] | None = None
+        self, path: str, best: Rule | None, memo: LastAt, tested: tuple[Tails, list[int]] | None = None
     ) -> Rule | None:
         """The rule that outranks `best` and every other matching rule of the trie, else `best`.
-        `passing`: the rules that passed the tail test on this check (with `memo`), if it ran."""
+        `tested`: a tail test and the rules that passed it on this check (with `memo`), used when
+        it is this trie's own (`of_patterns` was given it)."""
         skip = self._skip_bulk
+        passing = tested[1] if tested is not None and tested[0] is self._raw_tails else None
         if passing is not None:
             self._skip_bulk = BULK_RETRY  # more than RAW_WALKS passed (else the caller walked them)
         elif skip <= 0:
             # Near misses mostly fail the tail test: when it leaves few rules, walking them is the
             # whole check, and the trie (which would walk to each near miss's end) is not consulted.
-            tails = self._tails()
             started = perf_counter_ns()
-            passing = tails.passing(path, 0, memo)
-            walks: list[int] | None = passing
-            if len(passing) > RAW_WALKS:  # the test taken deeper may leave few enough
-                walks = tails.deeper(passing, path, 0, memo, RAW_WALKS)
-            if walks is not None and len(walks) <= RAW_WALKS:
+            passing, walks = self._tails().narrowed(path, 0, memo, RAW_WALKS)
+            if walks is not None:
                 best = self._walk_raw(walks, path, best, memo)
                 spent = perf_counter_ns() - started
                 # (not judged on the first check, which pays for its cold start; nor, while the
