@@ -179,6 +179,16 @@ def read_part(path: Path) -> pa.Table:
         return pa.ipc.open_file(source).read_all()
 
 
+# Min/max statistics for the flat columns only. A row group is one unit's captures, so the
+# statistics of the agents' nested verdicts span every value and let a reader skip nothing;
+# writing them was 12% of the merge (20,000 rows: 0.210 -> 0.184 s), on the driver's core.
+STATISTICS = [
+    f"{field.name}.list.element" if pa.types.is_list(field.type) else field.name
+    for field in SCHEMA
+    if field.name != "agents"
+]
+
+
 class Merger:
     """Writes `out` from part files in a fixed order while the run goes on (memory: one part).
 
@@ -193,7 +203,7 @@ class Merger:
         self._order, self._out, self._meta = list(parts), out, dict(meta)
         self._schema = SCHEMA.with_metadata(self._meta)
         self._tmp = out.with_name(out.name + ".tmp")
-        self._writer = pq.ParquetWriter(self._tmp, self._schema)
+        self._writer = pq.ParquetWriter(self._tmp, self._schema, write_statistics=STATISTICS)
         self._ready: set[Path] = set()
         self._next = 0
         self.rows = 0
