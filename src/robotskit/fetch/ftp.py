@@ -14,7 +14,9 @@ This module owns the FTP exchange for `ftp://host[:port]/robots.txt`:
 - `public_only=True` resolves the host, refuses a non-public address and connects to the
   address it checked (passive data connections go to that same address: ftplib ignores the
   address in a PASV reply).
-`AsyncFtpFetcher` runs the same code in a worker thread.
+`AsyncFtpFetcher` runs the same code in a thread of its own per fetch, its deadline counted from
+the call (not from when a thread is free): stalled FTP hosts never occupy the event loop's
+default executor, which other work (the clients' SQLite cache) shares.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ __all__ = ["AsyncFtpFetcher", "FtpFetcher"]
 DEFAULT_PORT = 21
 ANONYMOUS_PASSWORD = "anonymous@"
 _CHUNK = 65536
+# One reply (all lines of a multi-line one): ftplib caps a line at 8 KiB but not their number,
+# so "220-" and endless continuation lines would grow memory for the whole deadline. Real
+# banners are a few dozen lines at most.
+MAX_REPLY_BYTES = 16 * 1024
 
 
 _Target = tuple[str, int, str, str, str]
@@ -70,8 +76,8 @@ def _reply_code(exc: ftplib.Error, url: str) -> tuple[int, str]:
 
 
 class _Deadline:
-    def __init__(self, seconds: float, url: str) -> None:
-        self._end = time.monotonic() + seconds
+    def __init__(self, end: float, url: str) -> None:
+        self._end = end  # time.monotonic()
         self._url = url
 
     def left(self) -> float:
@@ -126,6 +132,23 @@ class _FTP(ftplib.FTP):
             self._watchdog.watch(self.sock)
         return super().getresp()
 
+    def getmultiline(self) -> str:
+        """ftplib's multi-line reply reader, with the whole reply capped at MAX_REPLY_BYTES."""
+        lines = [self.getline()]
+        size = len(lines[0])
+        if lines[0][3:4] == "-":
+            code = lines[0][:3]
+            while True:
+                line = self.getline()
+                size += len(line) + 1
+                if size > MAX_REPLY_BYTES:
+                    # error_proto becomes a ProtocolViolation in FtpFetcher.fetch
+                    raise ftplib.error_proto(f"reply over {MAX_REPLY_BYTES} bytes (code {code!r})")
+                lines.append(line)
+                if line[:3] == code and line[3:4] != "-":
+                    break
+        return "\n".join(lines)
+
     def ntransfercmd(self, cmd: str, rest: int | str | None = None) -> tuple[socket.socket, int | None]:
         conn, size = super().ntransfercmd(cmd, rest)
         self._watchdog.watch(conn)
@@ -145,12 +168,17 @@ class FtpFetcher:
         self._public_only = public_only
 
     def fetch(self, request: FetchRequest) -> FetchResponse:
+        return self._fetch_by(request, time.monotonic() + request.timeout)
+
+    def _fetch_by(self, request: FetchRequest, end: float) -> FetchResponse:
+        """`fetch`, ending by `end` (a time.monotonic() value) rather than `request.timeout` from now."""
         target = _target(request.url)
         host, port = target[0], target[1]
-        started = time.monotonic()
-        deadline = _Deadline(request.timeout, request.url)
-        watchdog = _Watchdog(request.timeout)
-        ftp = _FTP(watchdog, request.timeout)
+        started = end - request.timeout  # when the fetch was asked for
+        deadline = _Deadline(end, request.url)
+        left = deadline.left()  # FetchTimeout if the deadline passed before this thread ran
+        watchdog = _Watchdog(left)
+        ftp = _FTP(watchdog, left)
         try:
             status, meta, body, truncated = self._exchange(ftp, target, request, deadline)
         except (FetchError, InvalidURL):
@@ -236,10 +264,60 @@ def _settimeout(ftp: ftplib.FTP, seconds: float) -> None:
 
 
 class AsyncFtpFetcher:
-    """Asynchronous FTP `AsyncFetcher`: `FtpFetcher` in a worker thread (`asyncio.to_thread`)."""
+    """Asynchronous FTP `AsyncFetcher`: `FtpFetcher` in a daemon thread of its own per fetch.
+
+    Not `asyncio.to_thread`: the loop's default executor has a few dozen threads, shared with
+    other blocking work, and a fetch queued there would start its deadline late while stalled
+    hosts hold every thread (the `_addresses` module makes the same choice for DNS lookups).
+    The deadline starts when `fetch` is called, and the caller stops waiting at it (plus
+    `_GRACE`) even if the thread has not finished.
+    """
 
     def __init__(self, *, passive: bool = True, public_only: bool = False) -> None:
         self._sync = FtpFetcher(passive=passive, public_only=public_only)
 
     async def fetch(self, request: FetchRequest) -> FetchResponse:
-        return await asyncio.to_thread(self._sync.fetch, request)
+        end = time.monotonic() + request.timeout
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[FetchResponse] = loop.create_future()
+
+        def run() -> None:
+            try:
+                response = self._sync._fetch_by(request, end)
+            except Exception as exc:  # handed to the awaiting task, which re-raises it
+                _settle(loop, future, None, exc)
+            else:
+                _settle(loop, future, response, None)
+
+        threading.Thread(target=run, name="robotskit-ftp", daemon=True).start()
+        try:
+            # wait_for cancels `future` on timeout, so a late result is dropped (see _settle).
+            return await asyncio.wait_for(future, max(end - time.monotonic(), 0.0) + _GRACE)
+        except TimeoutError as exc:
+            raise FetchTimeout(f"timed out fetching {request.url}", url=request.url) from exc
+
+
+# How long past its deadline the awaiting task gives the thread to report (the watchdog has
+# shut its sockets by then; only a stuck resolver or an overloaded machine takes longer).
+_GRACE = 0.25
+
+
+def _settle(
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[FetchResponse],
+    response: FetchResponse | None,
+    error: Exception | None,
+) -> None:
+    """Hand a thread's result to `future` on its loop; dropped once nobody waits (or the loop closed)."""
+
+    def put() -> None:
+        if future.done():  # timed out or cancelled meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            assert response is not None
+            future.set_result(response)
+
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting
+        loop.call_soon_threadsafe(put)

@@ -12,6 +12,10 @@ This module owns everything robotskit does on an HTTP socket:
   a whole network chunk at once (a 10 KB gzip chunk can become 10 MB), so the raw bytes are read
   with `iter_raw()` and inflated here with `zlib`'s `max_length`, never past the limit
   (SPEC.md section 6: "compressed bodies are limited after decompression");
+- bounded decoding work, since a body that decodes to nothing never reaches that limit: at most
+  `MAX_GZIP_MEMBERS` gzip members per coding, at most `_WORK_FACTOR` x the limit of bytes passed
+  between stacked codings (both `ProtocolViolation`), and the deadline checked inside the decode
+  loop (`FetchTimeout`), since one small network chunk can hold seconds of inflating;
 - httpx exceptions mapped onto robotskit.errors (see `_map_error`).
 
 The adapters are thin drivers around shared helpers so sync and async behave the same.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import ssl
 import time
 import zlib
@@ -48,6 +53,14 @@ _ACCEPT_ENCODING = "gzip, deflate"
 _PULL = 64 * 1024
 # Real servers send one coding, rarely two; a long stack is hostile (each layer is a decoder).
 MAX_CODINGS = 4
+# Concatenated gzip members are legal but rare (BGZF writes one per 64 KiB: ~8 for 500 KiB).
+# Each new member costs a decompressor and an empty one yields nothing, so millions of empty
+# members would never trip the size limit: past this many the body is hostile.
+MAX_GZIP_MEMBERS = 1024
+# Bytes one coding may hand the next, as a multiple of (limit + one pull). An honest inner
+# layer is compressed, so smaller than the limit; a hostile one (empty members or empty deflate
+# blocks, from a few KB on the wire through stacked bombs) is CPU spent on no output.
+_WORK_FACTOR = 16
 
 
 class _Stage:
@@ -95,6 +108,10 @@ class _Stage:
             if z.eof and z.unused_data:
                 # Concatenated gzip members: start a new decompressor on what follows.
                 self._members += 1
+                if self._members >= MAX_GZIP_MEMBERS:
+                    raise ProtocolViolation(
+                        f"more than {MAX_GZIP_MEMBERS} {self._coding} members in one body"
+                    )
                 self._pending = z.unused_data + self._pending
                 self._z = z = self._new() or z
             if out:
@@ -103,9 +120,12 @@ class _Stage:
 
 
 class _BoundedDecoder:
-    """Raw body chunks in, at most `limit + 1` decoded bytes out (the extra byte flags truncation)."""
+    """Raw body chunks in, at most `limit + 1` decoded bytes out (the extra byte flags truncation).
 
-    def __init__(self, content_encoding: str, limit: int) -> None:
+    `deadline` (time.monotonic()) is checked between decode steps: FetchTimeout for `url` past it.
+    """
+
+    def __init__(self, content_encoding: str, limit: int, deadline: float = math.inf, url: str = "") -> None:
         codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
         if len(codings) > MAX_CODINGS:
             raise ProtocolViolation(
@@ -114,6 +134,10 @@ class _BoundedDecoder:
         # RFC 9110 8.4: codings are listed in the order applied, so decode in reverse.
         self._stages = [_Stage(c) for c in reversed(codings)] or [_Stage("identity")]
         self._limit = limit
+        self._deadline = deadline
+        self._url = url
+        # Bytes the inner codings may still hand on (see _WORK_FACTOR).
+        self._budget = _WORK_FACTOR * (limit + _PULL)
         self.body = bytearray()
 
     @property
@@ -123,12 +147,24 @@ class _BoundedDecoder:
     def _read(self, k: int, n: int) -> bytes:
         # Recursion depth is the number of codings, at most MAX_CODINGS.
         while True:
+            # Every step below is bounded (one zlib call of at most a pull or the limit), so a
+            # check per step ends a CPU-bound decode on time, in the async adapter too, whose
+            # wait_for cannot interrupt code that never awaits.
+            if time.monotonic() > self._deadline:
+                raise FetchTimeout(f"timed out decoding {self._url}", url=self._url)
             out = self._stages[k].read(n)
             if out or k == 0:
                 return out
             src = self._read(k - 1, _PULL)
             if not src:
                 return b""
+            self._budget -= len(src)
+            if self._budget < 0:
+                raise ProtocolViolation(
+                    f"content codings of {self._url or 'a body'} expand past "
+                    f"{_WORK_FACTOR}x the size limit between layers",
+                    url=self._url,
+                )
             self._stages[k].feed(src)
 
     def feed(self, raw: bytes) -> None:
@@ -313,7 +349,9 @@ class HttpFetcher:
         deadline = started + request.timeout
         try:
             with total_deadline(request.timeout), self._open(request) as resp:
-                decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
+                decoder = _BoundedDecoder(
+                    resp.headers.get("content-encoding", ""), request.max_bytes, deadline, request.url
+                )
                 for raw in resp.iter_raw():
                     decoder.feed(raw)
                     if decoder.full:
@@ -390,7 +428,12 @@ class AsyncHttpFetcher:
     async def _fetch(self, request: FetchRequest) -> FetchResponse:
         started = time.monotonic()
         async with self._open(request) as resp:
-            decoder = _BoundedDecoder(resp.headers.get("content-encoding", ""), request.max_bytes)
+            decoder = _BoundedDecoder(
+                resp.headers.get("content-encoding", ""),
+                request.max_bytes,
+                started + request.timeout,
+                request.url,
+            )
             # aclosing: leaving the loop early must finalise the generator here, not in the GC.
             raw_iter = cast(AsyncGenerator[bytes, None], resp.aiter_raw())
             async with aclosing(raw_iter):

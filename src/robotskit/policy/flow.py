@@ -233,8 +233,12 @@ def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: Verdict, now: fl
     cfg, prev = ctx.config, ctx.previous
     failures = (prev.failures if prev is not None else 0) + 1
     delay = min(cfg.backoff_base * 2 ** min(failures - 1, 32), cfg.backoff_cap)
-    if verdict.retry_after is not None:  # honour Retry-After / Gemini 44, within the cap
-        delay = max(delay, min(verdict.retry_after, cfg.backoff_cap))
+    # Retry-After / Gemini 44 are honoured within the cap, and recorded as honoured: a server's
+    # number can be anything (400 digits read as inf), and a persistent cache refuses to store
+    # a value that is not finite, losing the entry, its backoff and its stale copy with it.
+    retry_after = None if verdict.retry_after is None else min(verdict.retry_after, cfg.backoff_cap)
+    if retry_after is not None:
+        delay = max(delay, retry_after)
     good = prev if prev is not None and prev.has_rules and prev.good_at is not None else None
     if prev is not None and prev.outage_since is not None:
         since = prev.outage_since
@@ -243,7 +247,7 @@ def _unreachable_entry(ctx: _Context, answer: _Answer, verdict: Verdict, now: fl
     base = replace(
         # SPEC.md 6: cached for a short time (the backoff delay), never 24 h
         _entry(ctx, answer, Outcome.UNREACHABLE, verdict.reason, now, delay, (verdict.note,)),
-        retry_after=verdict.retry_after,
+        retry_after=retry_after,
         outage_since=since,
         failures=failures,
     )
