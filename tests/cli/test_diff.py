@@ -44,6 +44,23 @@ def test_api_identical_files_have_no_changes() -> None:
     assert not result and result.changes == () and result.unchanged == 1
 
 
+def test_api_many_agents_give_every_change_url_by_url() -> None:
+    """More agents than a file keeps checks for (the diff goes agent by agent, compares with
+    `allowed`): the changes are those `decide` gives pair by pair, listed URL by URL."""
+    old = robotskit.parse("".join(f"User-agent: bot{i}\nDisallow: /p{i % 7}/\n" for i in range(700)))
+    new = robotskit.parse("User-agent: *\nDisallow: /p3/\nAllow: /p3/open\n")
+    diff = robotskit.diff_verdicts(old, new)
+    expected = [
+        (url, agent)
+        for url in diff.urls
+        for agent in diff.agents
+        if old.decide(url, agent).allowed != new.decide(url, agent).allowed
+    ]
+    assert [(c.url, c.agent) for c in diff.changes] == expected and len(expected) > 700
+    assert diff.unchanged == len(diff.urls) * len(diff.agents) - len(expected)
+    assert all(c.before.allowed != c.after.allowed for c in diff.changes)
+
+
 def test_api_profile_rereads_both_files() -> None:
     """`profile="google"` decides both files as Google does (here: `Allow: /d/index.html` also allows `/d/`)."""
     old = robotskit.parse("User-agent: *\nDisallow: /d/\n")

@@ -57,6 +57,8 @@ def test_stale_copy_when_the_site_is_down(run: Run, server: Server, tmp_path: Pa
     assert "stale copy" in human.out and "cannot be reached" in human.out
     fetched = run("fetch", robots, "--cache", cache, "--refresh")
     assert fetched.code == 2 and "stale copy" in fetched.out  # the fetch failed: exit 2
+    # The policy line says the copy's rules apply (it said "everything is disallowed").
+    assert "the last good copy's rules apply" in fetched.out and "everything is disallowed" not in fetched.out
 
 
 def test_each_urls_own_robots_txt_is_named(run: Run, server: Server) -> None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +20,8 @@ from typing import Any
 
 from robotskit.batch._values import Interrupted
 from robotskit.core.profiles import PROFILES
+from robotskit.errors import RobotskitError
+from robotskit.policy.authority import SUPPORTED_SCHEMES
 
 ERROR = 2
 
@@ -140,7 +144,70 @@ def _say(text: str) -> None:
         raise _PipeClosed from None
 
 
+# Options that count something: 0 or less would run nothing (`--chunk 0` wrote no rows) or
+# fail every row, and the run would still end with exit 0.
+_COUNTS = ("chunk", "workers", "max_bytes", "concurrency", "per_host")
+# A robots.txt line (RFC 9309 2.2, and the common extensions); `allow:8080` (a host `allow` and
+# its port) stays a host-list line.
+_DIRECTIVE = re.compile(r"\s*(user-agent|allow|disallow|sitemap|crawl-delay)\s*:(?!\d+\s*$)", re.I)
+_SNIFF_LINES = 50  # meaningful lines of a host list looked at for robots.txt directives
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse option values that cannot work, before anything runs (ValueError: one line, exit 2)."""
+    for name in _COUNTS:
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be a whole number above 0, not {value}")
+    # NaN and infinity never time out; 0 or less fails every fetch.
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise ValueError(f"--timeout must be a positive number of seconds (finite), not {args.timeout}")
+    if args.scheme.lower() not in SUPPORTED_SCHEMES:
+        schemes = ", ".join(sorted(SUPPORTED_SCHEMES))
+        raise ValueError(f"--scheme {args.scheme!r} is not a scheme robotskit fetches ({schemes})")
+    if args.cache is not None:
+        _check_cache(args.cache)
+
+
+def _check_cache(spec: str) -> None:
+    """Open the --cache once: each unit's client opens it, and a bad one made every row an error."""
+    from robotskit.cache import open_cache  # noqa: PLC0415
+
+    try:
+        open_cache(spec).close()
+    except (RobotskitError, ValueError) as exc:  # ValueError: urlsplit, a broken [IPv6] host
+        raise ValueError(f"--cache: {exc}") from exc
+
+
+def _check_host_lists(inputs: Sequence[str]) -> None:
+    """Refuse a robots.txt file given where a host list goes: read as hosts, each of its lines
+    would be an error row. (batch.inputs reads any file that is neither WARC nor a directory as a
+    host list.)"""
+    from robotskit.batch.inputs import kind_of  # noqa: PLC0415
+
+    for name in inputs:
+        path = Path(name)
+        if not path.is_file() or kind_of(path) != "hosts":
+            continue  # a missing input is reported by the run's own check
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(64 * 1024).decode("utf-8-sig", "replace")
+        except OSError:
+            continue
+        lines = (line.split("#", 1)[0] for line in head.splitlines())
+        meaningful = [line for line in lines if line.strip()][:_SNIFF_LINES]
+        found = next((line.strip() for line in meaningful if _DIRECTIVE.match(line)), None)
+        if found is not None:
+            raise ValueError(
+                f"{name} is a robots.txt file, not a list of hosts ({found!r}): give a directory "
+                "holding it to judge it; a host list has one host or URL per line"
+            )
+
+
 def _run(args: argparse.Namespace) -> int:
+    _check_options(args)
+    _check_host_lists(args.inputs)
+
     from robotskit.batch._values import BatchConfig  # noqa: PLC0415 - keep `--help` light
     from robotskit.batch.agentlist import load_agents, load_paths  # noqa: PLC0415
     from robotskit.batch.inputs import FetchOptions  # noqa: PLC0415
@@ -160,7 +227,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         concurrency=args.concurrency,
         per_host=args.per_host,
-        scheme=args.scheme,
+        scheme=args.scheme.lower(),
     )
     summary = run_batch(
         args.inputs,
@@ -190,6 +257,8 @@ def _report(args: argparse.Namespace) -> int:
     if len(args.inputs) != 2:
         raise ValueError("usage: robotskit batch report RESULTS.parquet [--report-dir DIR]")
     results = args.inputs[1]
+    if args.top < 1:
+        raise ValueError(f"--top must be a whole number above 0, not {args.top}")
     if not Path(results).is_file():
         raise ValueError(f"no such results file: {results}")
     text = write_report(results, args.report_dir, top=args.top)

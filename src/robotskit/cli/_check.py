@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ from robotskit.cli._output import (
     rule_json,
     rule_label,
     verdict_text,
+    warn,
 )
 from robotskit.cli._sources import (
     FOUND,
@@ -36,8 +38,9 @@ from robotskit.cli._sources import (
 )
 from robotskit.core.agents import product_token
 from robotskit.core.model import Decision, Group
+from robotskit.errors import InvalidURL
 from robotskit.lint.runner import match_end, token_for
-from robotskit.policy.authority import authority_key
+from robotskit.policy.authority import authority_key, robots_txt_url
 
 if TYPE_CHECKING:
     from robotskit import RobotsTxt
@@ -54,14 +57,44 @@ class _Result:
 
 
 def check_url(url: str) -> None:
-    """Refuse a URL argument that can mean more than one thing (exit 2): it must be an absolute
-    URL with a scheme and host, or a path starting with `/`. `checkout` is neither a host nor a path."""
-    if url.startswith("/") or (is_url(url) and urlsplit(url).hostname):
+    """Refuse a URL argument that is malformed or can mean more than one thing (exit 2): it must
+    be a well-formed absolute URL with a scheme and host, or a path starting with a single `/`.
+    `checkout` is neither a host nor a path; `//example.com/x` could be either."""
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in url):
+        raise CliError(
+            f"{url!r} holds a control character: percent-encode it (a line break would also "
+            "forge a line of this command's output)"
+        )
+    if url.startswith("//"):
+        host = url[2:].partition("/")[0]
+        raise CliError(
+            f"{url!r} has no scheme: write https:{url} for the host {host!r}, "
+            f"or /{url.lstrip('/')} for a path"
+        )
+    if url.startswith("/"):
         return
+    if is_url(url):
+        try:
+            robots_txt_url(url)  # the host, port and brackets as a fetch would read them
+        except InvalidURL as exc:
+            raise CliError(str(exc)) from None
+        if urlsplit(url).hostname:
+            return
     if not url.strip():
         raise CliError("an empty URL: give an absolute URL or a path starting with /")
     if "://" in url:
         raise CliError(f"{url!r}: unsupported or hostless URL (use {', '.join(URL_SCHEMES)} with a host)")
+    scheme = url.partition(":")[0]
+    port_like = url.partition(":")[2][:1].isdigit()  # `localhost:8080/x` is a host and port
+    if (
+        ":" in url
+        and not port_like
+        and scheme[:1].isalpha()
+        and all(c.isalnum() or c in "+.-" for c in scheme)
+    ):
+        raise CliError(f"{url!r} is a {scheme}: URL: a robots.txt rules only {', '.join(URL_SCHEMES)} URLs")
+    if url[:1] in "?#":
+        raise CliError(f"{url!r} has no path: write /{url} for the root's {url[:1]} part")
     token = product_token(url)
     if token == url and "." not in url:
         raise CliError(
@@ -69,6 +102,37 @@ def check_url(url: str) -> None:
             f"or --agent {url} if it is the crawler"
         )
     raise CliError(f"{url!r} is neither a URL nor a path: write https://{url} or /{url.lstrip('/')}")
+
+
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body")
+
+
+def warn_doubts(source: str, robots: RobotsTxt) -> None:
+    """Warn when a verdict stands on a file that is cut or may not be what it seems: the verdict
+    is the one a crawler would reach, but the user should not take it for the whole story."""
+    shown = "standard input" if source == "-" else source
+    codes = Counter(diagnostic.code for diagnostic in robots.diagnostics)
+    if robots.truncated:
+        last = robots.lines[-1].number if robots.lines else 1
+        warn(
+            f"{shown} is {robots.size:,} bytes: only the first 512,000 are read (RFC 9309 2.5), "
+            f"so its rules after line {last} do not count"
+        )
+    if codes["RK105"] or b"\x00" in robots.body[:65536]:
+        warn(
+            f"{shown} holds NUL bytes (UTF-16, or not a text file?): a robots.txt is UTF-8 text "
+            "(RFC 9309 2.2) and each line is read up to its first NUL"
+        )
+    elif codes["RK102"] * 2 > max(len(robots.lines), 1):
+        warn(f"{shown} is mostly not UTF-8 text: is it a robots.txt file? (RFC 9309 2.2)")
+    head = robots.body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith(_HTML_STARTS) or b"<html" in head:
+        warn(f"{shown} looks like an HTML page (an error page?), not a robots.txt file")
+    elif not robots.groups and (unread := codes["RK110"] + codes["RK112"]):
+        warn(
+            f"{shown} has no group that could be read ({unread} line(s) are not `key: value`): "
+            "no rule applies to any agent; `robotskit lint` says which lines"
+        )
 
 
 def _decide_all(args: argparse.Namespace, out: Output, source: str | None, urls: list[str]) -> list[_Result]:
@@ -80,6 +144,7 @@ def _decide_all(args: argparse.Namespace, out: Output, source: str | None, urls:
         loaded = load(source, args)
         robots = loaded.robots
         assert robots is not None  # a file or stdin always parses
+        warn_doubts(loaded.source, robots)
         return [
             _Result(agent_label(agent), url, robots.decide(url, agent), loaded.origin)
             for agent in agents
@@ -251,6 +316,8 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
     else:
         target, loaded = url, load(source, args)
         policies = [None for _ in agents]
+    if loaded.robots is not None:
+        warn_doubts(loaded.source, loaded.robots)
     bodies = [
         _explain_one(out, loaded, url, target, agent, policy)
         for agent, policy in zip(agents, policies, strict=True)

@@ -7,9 +7,13 @@ for, and replaced by a stub that explains the missing extra when it cannot be im
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from rich.text import Text
 
@@ -20,13 +24,15 @@ from robotskit.cli._diff import cmd_diff
 from robotskit.cli._fetch import cmd_fetch
 from robotskit.cli._help import epilog
 from robotskit.cli._lint import cmd_lint
-from robotskit.cli._output import WARNINGS, Output
+from robotskit.cli._output import WARNINGS, Output, PipeClosed
 from robotskit.cli._serve import add_serve
 from robotskit.cli._sources import ERROR, CliError, default_cache_path
 from robotskit.core.profiles import PROFILES
 from robotskit.errors import RobotskitError
 
 __all__ = ["build_parser", "main"]
+
+BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of standard output went away
 
 
 def _batch_unavailable(args: argparse.Namespace, out: Output) -> int:
@@ -295,18 +301,64 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         if handler in _COMMANDS or handler is _batch_unavailable:
             return int(handler(args, out))
         return int(handler(args))  # a handler registered by the batch engineer: func(args) -> int
+    except PipeClosed:
+        return _pipe_closed()
     except (CliError, RobotskitError, OSError) as exc:
         return _fail(out, args, str(exc))
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a defect of robotskit: one line and exit 2, never a traceback
+        return _fail(out, args, f"internal error, please report it: {type(exc).__name__}: {exc}")
 
 
 def _fail(out: Output, args: argparse.Namespace, message: str) -> int:
-    """One line on stderr, always; with --json also the error document on stdout."""
+    """One line on stderr, always; with --json also the error document on stdout (unless
+    standard output is what failed: then the line alone)."""
     out.err.print(Text(f"robotskit: error: {message}", style="bold red"))
     if out.json:
-        return out.document(str(args.command), {"error": message}, ERROR)
+        try:
+            return out.document(str(args.command), {"error": message}, ERROR)
+        except (PipeClosed, OSError, ValueError):
+            return ERROR
     return ERROR
+
+
+def _pipe_closed() -> int:
+    """Standard output's reader went away: exit quietly with 128 + SIGPIPE, as a shell tool
+    killed by the signal would. Standard output now points at /dev/null, so the interpreter's
+    last flush at exit has nowhere to fail."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return BROKEN_PIPE
+
+
+def _prepare_streams() -> None:
+    """Standard streams a command can always write to: a closed one (`>&-`) becomes /dev/null
+    (the exit status still gives the verdict), and characters an encoding other than UTF-8
+    cannot write (LANG=C, PYTHONIOENCODING=ascii) are written as escapes, not raised."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, Path(os.devnull).open("w", encoding="utf-8"))  # noqa: SIM115 - the process keeps it
+        elif isinstance(stream, io.TextIOWrapper):
+            with contextlib.suppress(OSError, ValueError):
+                stream.reconfigure(errors="backslashreplace")
+
+
+def _finish(code: int) -> int:
+    """Flush standard output now, where a failure can still change the exit status."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _pipe_closed()
+    except (OSError, ValueError) as exc:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"robotskit: error: cannot write standard output: {exc}\n")
+        _pipe_closed()  # (the same /dev/null: the interpreter's own flush would fail again)
+        return ERROR
+    return code
 
 
 _COMMANDS: frozenset[Callable[..., int]] = frozenset(
@@ -317,6 +369,7 @@ _COMMANDS: frozenset[Callable[..., int]] = frozenset(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (the console script exits with it)."""
     args = list(sys.argv[1:] if argv is None else argv)
+    _prepare_streams()
     if args[:1] == ["batch"]:
         return _run_batch(args)
-    return _dispatch(build_parser(with_batch=False), args)
+    return _finish(_dispatch(build_parser(with_batch=False), args))

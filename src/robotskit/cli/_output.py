@@ -7,12 +7,14 @@ are described in docs/cli.md and versioned by `JSON_VERSION`.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
 from robotskit.core.model import Decision, Rule
@@ -26,10 +28,12 @@ __all__ = [
     "PROGRESS_MIN",
     "WARNINGS",
     "Output",
+    "PipeClosed",
     "decision_json",
     "entry_json",
     "iso",
     "numbered",
+    "printable",
     "rule_json",
     "rule_label",
     "source_line",
@@ -48,7 +52,94 @@ WARNINGS: list[str] = []
 def warn(message: str) -> None:
     """Say on stderr what was assumed about an input that could mean more than one thing."""
     WARNINGS.append(message)
-    sys.stderr.write(f"robotskit: warning: {message}\n")
+    _StderrSink().write(f"robotskit: warning: {printable(message)}\n")
+
+
+# What a command prints may come from a hostile file or server (a robots.txt line, a Gemini
+# status line, an HTTP reason): its control characters are shown escaped, never sent to the
+# terminal, where an ESC sequence could clear the screen or forge a line. C0 controls but tab
+# and line feed, DEL, C1 controls (0x9B is a CSI on some terminals) and the bidirectional
+# overrides that reorder what a line appears to say.
+_CONTROLS = [*range(0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
+_CONTROLS += [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_ESCAPED = {code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROLS}
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters written as escapes (`\\x1b`)."""
+    return text.translate(_ESCAPED)
+
+
+class PipeClosed(Exception):
+    """Standard output's reader went away (`robotskit ... | head -1`): the command ends quietly."""
+
+
+class _StderrSink:
+    """Standard error (as it is when made: rich's live display later swaps `sys.stderr` for a
+    proxy that writes back into the console) that never fails a command: a closed or full
+    stderr loses the message, not the verdict (the exit status still says it)."""
+
+    def __init__(self) -> None:
+        self._stream = sys.stderr
+
+    def write(self, text: str) -> int:
+        try:
+            if self._stream is not None:
+                self._stream.write(text)
+                self._stream.flush()
+        except (OSError, ValueError):
+            pass
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream is not None and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise OSError("no standard error")
+        return self._stream.fileno()
+
+
+class _Console(Console):
+    """A rich console that escapes control characters in what it prints (see `printable`) and
+    turns a closed standard output into PipeClosed (rich's own answer is exit status 1, which
+    `check` uses for "disallowed")."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        # rich's own cursor and erase codes are `control` segments: only text is escaped.
+        safe = (
+            segment if segment.control else Segment(printable(segment.text), segment.style)
+            for segment in buffer
+        )
+        return super()._render_buffer(safe)
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        if self.file is sys.stdout:
+            raise PipeClosed
+        # (a closed stderr: the message is lost, the command goes on)
+
+
+def _environ() -> dict[str, str]:
+    """The environment rich reads, without a COLUMNS or LINES that is not a positive number
+    (COLUMNS=0 made rich print nothing at all)."""
+    environ = dict(os.environ)
+    for name in ("COLUMNS", "LINES"):
+        value = environ.get(name)
+        if value is not None and not (value.isdigit() and int(value) > 0):
+            del environ[name]
+    return environ
+
+
+def _console(file: IO[str] | _StderrSink) -> _Console:
+    # rich turns colour off when the stream is not a terminal and honours NO_COLOR.
+    return _Console(file=file, highlight=False, soft_wrap=True, emoji=False, _environ=_environ())  # type: ignore[arg-type]
 
 
 class Output:
@@ -56,9 +147,8 @@ class Output:
 
     def __init__(self, as_json: bool) -> None:
         self.json = as_json
-        # rich turns colour off when the stream is not a terminal and honours NO_COLOR.
-        self.out = Console(file=sys.stdout, highlight=False, soft_wrap=True, emoji=False)
-        self.err = Console(file=sys.stderr, highlight=False, soft_wrap=True, emoji=False)
+        self.out = _console(sys.stdout)
+        self.err = _console(_StderrSink())
 
     def print(self, *parts: str | Text) -> None:
         self.out.print(*parts)
@@ -68,7 +158,15 @@ class Output:
         if WARNINGS:  # what was assumed about the input (also said on stderr)
             doc["warnings"] = list(WARNINGS)
         doc["exit_code"] = exit_code
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        # JSON escapes what an encoding other than UTF-8 (LANG=C, PYTHONIOENCODING=ascii) cannot
+        # write; a UTF-8 stream gets the characters themselves.
+        encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+        text = json.dumps(doc, indent=2, ensure_ascii=not encoding.startswith("utf"))
+        try:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise PipeClosed from None
         return exit_code
 
     def progress(self, items: Sequence[_T], label: str) -> Iterator[_T]:
@@ -119,6 +217,9 @@ def iso(epoch: float | None) -> str | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, tz=UTC).isoformat(timespec="seconds")
 
 
+# Unreachable now, but a good copy under 30 days old stands in (RFC 9309 2.4 lets a crawler
+# keep using a cached copy): its rules are what a crawler applies, not "everything disallowed".
+_STALE_POLICY = "robots.txt unreachable: the last good copy's rules apply until it can be read again"
 _POLICY = {
     "ok": "the file's rules apply",
     "unavailable": "no usable robots.txt: everything is allowed (RFC 9309 2.3.1.3)",
@@ -131,7 +232,7 @@ def entry_json(entry: RobotsEntry) -> dict[str, Any]:
         "authority": entry.authority,
         "robots_url": entry.robots_url,
         "outcome": str(entry.outcome),
-        "policy": _POLICY.get(str(entry.outcome), ""),
+        "policy": _STALE_POLICY if entry.stale else _POLICY.get(str(entry.outcome), ""),
         "status": entry.status,
         "protocol": entry.protocol,
         "reason": entry.reason,

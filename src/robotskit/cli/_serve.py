@@ -7,9 +7,12 @@ The web package is imported when the command runs, so the rest of the CLI never 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
-from robotskit.cli._sources import cache_spec
+from robotskit.cache import open_cache
+from robotskit.cli._sources import CliError, cache_spec
+from robotskit.errors import RobotskitError
 
 __all__ = ["add_serve", "cmd_serve"]
 
@@ -40,6 +43,17 @@ def _usage(message: str) -> int:
     return _EXIT_USAGE
 
 
+def _checked_cache(args: argparse.Namespace) -> str:
+    """The cache URL, opened once now: the page opens it on its first fetch, where a bad --cache
+    (an unknown scheme, a file that is no SQLite database) would fail every request instead."""
+    spec = cache_spec(args)
+    try:
+        open_cache(spec).close()
+    except ValueError as exc:  # urlsplit: a broken [IPv6] host
+        raise CliError(f"cannot read cache URL {spec!r}: {exc}") from exc
+    return spec
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the tester until Ctrl-C; exit 2 when the web extra is missing or the port is taken."""
     try:
@@ -50,12 +64,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     if not 0 <= args.port <= 65535:
         return _usage(f"--port {args.port} is not a port (0-65535)")
-    if not args.timeout > 0:
-        return _usage(f"--timeout must be a positive number of seconds, not {args.timeout}")
+    # NaN and infinity would never time out: every fetch from the page could hang for good.
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        return _usage(f"--timeout must be a positive number of seconds (finite), not {args.timeout}")
     try:
-        cache = cache_spec(args)
-    except OSError as exc:
-        return _usage(f"cannot create the cache directory: {exc}")
+        cache = _checked_cache(args)
+    except (CliError, RobotskitError, OSError) as exc:  # RobotskitError: no SQLite file, no redis
+        return _usage(str(exc))
     try:
         serve(args.host, args.port, cache=cache, timeout=args.timeout)
     except OSError as exc:

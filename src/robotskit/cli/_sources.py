@@ -64,9 +64,14 @@ class CliError(Exception):
 
 
 def default_cache_path() -> Path:
-    """The SQLite cache file: $ROBOTSKIT_CACHE, else the user's cache dir (XDG on Unix)."""
-    if override := os.environ.get("ROBOTSKIT_CACHE"):
+    """The default SQLite cache file: the one $ROBOTSKIT_CACHE names (a path or a sqlite:// URL),
+    else the file in the user's cache dir (XDG on Unix). When $ROBOTSKIT_CACHE is another cache URL
+    (memory://, redis://...), `cache_spec` uses that cache and no SQLite file is used."""
+    override = os.environ.get("ROBOTSKIT_CACHE", "")
+    if override and "://" not in override:
         return Path(override)
+    if override.lower().startswith("sqlite://") and (file := _sqlite_file(override)):
+        return Path(file)
     if base := os.environ.get("XDG_CACHE_HOME"):
         root = Path(base)
     elif sys.platform == "win32":
@@ -78,24 +83,57 @@ def default_cache_path() -> Path:
     return root / "robotskit" / "robots.db"
 
 
+def _sqlite_file(url: str) -> str:
+    """The file of a sqlite:// URL as open_cache reads it: sqlite:///abs/x.db -> /abs/x.db,
+    sqlite://x.db -> x.db."""
+    return url[len("sqlite://") :].split("?", 1)[0].split("#", 1)[0]
+
+
 def cache_spec(args: argparse.Namespace) -> str:
-    """The cache URL: memory:// with --no-cache, a cache URL as given, else a SQLite file."""
+    """The cache URL: memory:// with --no-cache; else --cache, else $ROBOTSKIT_CACHE (both read
+    alike: a cache URL as given, anything else a SQLite file); else the default SQLite file.
+
+    Nothing is created here (the SQLite cache makes its directory when opened), so a read-only
+    `cache info` leaves the disk as it found it. An empty value or an unknown scheme is refused.
+    """
     if args.no_cache:
         return "memory://"
-    if args.cache and "://" in args.cache:
-        return str(args.cache)
-    path = Path(args.cache) if args.cache else default_cache_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite://{path.resolve()}"  # sqlite:///abs/path.db
+    given, where = args.cache, "--cache"
+    if given is None:
+        # an empty $ROBOTSKIT_CACHE is unset, as the shell convention goes
+        given, where = os.environ.get("ROBOTSKIT_CACHE") or None, "$ROBOTSKIT_CACHE"
+    if given is not None and not given.strip():
+        raise CliError(f"{where} is empty: give a SQLite file or a cache URL")
+    if given is not None and "://" in given:
+        # open_cache's schemes: a URL of another scheme would be refused only later, per fetch
+        if given.partition("://")[0].lower() not in ("memory", "sqlite", "redis", "rediss", "unix"):
+            raise CliError(
+                f"{where} {given!r} is not a cache URL: use memory://, sqlite:///path/file.db, "
+                "redis://host:port/db, or a SQLite file path"
+            )
+        return str(given)
+    path = Path(given) if given is not None else default_cache_path()
+    try:
+        return f"sqlite://{path.resolve()}"  # sqlite:///abs/path.db
+    except (OSError, ValueError) as exc:  # a NUL in the path, a symlink loop
+        raise CliError(f"{where} {str(path)!r} is not a usable file path: {exc}") from exc
 
 
 def is_url(text: str) -> bool:
-    return urlsplit(text).scheme.lower() in URL_SCHEMES and "://" in text
+    """A URL of a scheme robotskit fetches. (`urlsplit` raises on a broken bracketed host, as
+    in `http://[::1`: such text still reads as a URL, and the check of the URL refuses it.)"""
+    if "://" not in text:
+        return False
+    scheme = text.partition(":")[0]
+    return scheme.lower() in URL_SCHEMES
 
 
 def is_robots_url(text: str) -> bool:
     """A URL naming a robots.txt itself: robots.txt lives only at `/robots.txt` (RFC 9309 2.3)."""
-    return is_url(text) and urlsplit(text).path == "/robots.txt"
+    try:
+        return is_url(text) and urlsplit(text).path == "/robots.txt"
+    except ValueError:
+        return False
 
 
 def split_targets(targets: Sequence[str], robots: str | None) -> tuple[str | None, list[str]]:
@@ -113,11 +151,40 @@ def split_targets(targets: Sequence[str], robots: str | None) -> tuple[str | Non
     return None, list(targets)
 
 
-def read_local(source: str) -> bytes:
+# The most of a file or stdin a command reads. A robots.txt parser reads the first 500 KiB
+# (RFC 9309 2.5), so a verdict never depends on what lies past this; `/dev/zero` or an endless
+# pipe must not take all memory. URL lists (`--urls`) are refused past it.
+READ_LIMIT = 16 * 1024 * 1024
+
+
+def read_local(source: str, what: str = "ROBOTS") -> bytes:
+    """A file's (or stdin's, for `-`) first READ_LIMIT bytes; a warning says when there was more."""
+    data = _read_bounded(source)
+    if len(data) > READ_LIMIT:
+        shown = "standard input" if source == "-" else source
+        warn(
+            f"{what} {shown} is larger than {READ_LIMIT // 1024 // 1024} MiB: only its first "
+            f"{READ_LIMIT // 1024 // 1024} MiB were read (a robots.txt parser reads the first 500 KiB)"
+        )
+        data = data[:READ_LIMIT]
+    return data
+
+
+def _read_bounded(source: str) -> bytes:
+    """At most READ_LIMIT + 1 bytes of `source` (one more tells a longer input)."""
+    if not source:
+        raise CliError("cannot read an empty path: give a file, - for stdin, or a robots.txt URL")
     if source == "-":
-        return sys.stdin.buffer.read()
+        stream = sys.stdin
+        if stream is None:  # started with stdin closed (`<&-`)
+            raise CliError("cannot read standard input: standard input is closed")
+        try:
+            return stream.buffer.read(READ_LIMIT + 1)
+        except (OSError, ValueError) as exc:
+            raise CliError(f"cannot read standard input: {exc}") from exc
     try:
-        return Path(source).read_bytes()
+        with Path(source).open("rb") as handle:
+            return handle.read(READ_LIMIT + 1)
     except FileNotFoundError as exc:
         # `check example.com /x`: a host name is not a file; say what to write instead.
         if "/" not in source and "." in source.strip("."):
@@ -127,6 +194,8 @@ def read_local(source: str) -> bytes:
         raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise CliError(f"cannot read {source}: {exc.strerror or exc}") from exc
+    except ValueError as exc:  # a NUL in the path
+        raise CliError(f"cannot read {source!r}: {exc}") from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,11 +229,23 @@ class _RecordingTofu(TofuStore):
 
 
 def pins_path(args: argparse.Namespace) -> Path | None:
-    """Where Gemini certificate pins persist: beside the SQLite cache (None with --no-cache)."""
+    """Where Gemini certificate pins persist: beside the SQLite cache file (a path or a sqlite://
+    URL, from --cache or $ROBOTSKIT_CACHE, else the default file).
+
+    None (pins in memory only) with --no-cache and for a memory:// or Redis cache: they have no
+    file to sit beside, and the default file's pins belong to the default cache, so using or
+    clearing another cache must never read or wipe them.
+    """
     if getattr(args, "no_cache", False):
         return None
-    cache = getattr(args, "cache", None)
-    base = Path(cache) if cache and "://" not in cache else default_cache_path()
+    spec = cache_spec(args)  # refuses what the cache would refuse, before a directory is made
+    if not spec.lower().startswith("sqlite://"):
+        return None
+    given = getattr(args, "cache", None)
+    if given is not None and "://" in given:
+        base = Path(_sqlite_file(given))
+    else:
+        base = Path(given) if given is not None else default_cache_path()  # $ROBOTSKIT_CACHE's
     return base.parent / "gemini-pins.json"
 
 
@@ -318,7 +399,11 @@ def agent_of(args: argparse.Namespace) -> str | robotskit.Agent:
 
 
 def read_url_file(path: str) -> list[str]:
-    text = read_local(path).decode("utf-8", "replace")
+    data = _read_bounded(path)
+    if len(data) > READ_LIMIT:
+        shown = "standard input" if path == "-" else path
+        raise CliError(f"--urls {shown} is larger than {READ_LIMIT // 1024 // 1024} MiB: split the list")
+    text = data.decode("utf-8", "replace")
     return [s for s in (line.strip() for line in text.splitlines()) if s and not s.startswith("#")]
 
 
