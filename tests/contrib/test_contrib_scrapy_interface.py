@@ -133,3 +133,11 @@ def test_profile_setting_selects_google_profile() -> None:
     rfc = RobotParser.from_crawler(None, body)  # type: ignore[arg-type]
     assert google.allowed("https://a.test/dir/", "bot") is True
     assert rfc.allowed("https://a.test/dir/", "bot") is False
+
+
+def test_a_latin1_user_agent_header_is_read_not_raised() -> None:
+    """Scrapy passes the User-Agent header's bytes: `Crawler-\\xe9/1.0` raised UnicodeDecodeError."""
+    parser = RobotParser.from_crawler(None, b"User-agent: *\nDisallow: /private\nCrawl-delay: 2\n")
+    agent = "Crawler-\xe9/1.0".encode("latin-1")
+    assert parser.allowed("https://example.com/private", agent) is False
+    assert parser.crawl_delay(agent) == 2.0

@@ -235,3 +235,12 @@ def test_entry_pickles() -> None:
     entry = make_entry()
     assert pickle.loads(pickle.dumps(entry)) == entry
     assert hash(entry) == hash(make_entry())
+
+
+@pytest.mark.parametrize(
+    "url", ["memory://?maxsize=abc", "memory://?maxsize=1.5", "redis://[::1", "sqlite:///tmp/a\x00b.db"]
+)
+def test_a_malformed_cache_url_is_invalid_argument(url: str) -> None:
+    """These raised a plain ValueError (int(), urlsplit, a NUL in the path)."""
+    with pytest.raises(InvalidArgument):
+        open_cache(url)

@@ -25,16 +25,24 @@ def open_cache(spec: str | Cache | None = None) -> Cache:
         if not isinstance(spec, Cache):
             raise TypeError(f"cache must be a cache URL (str) or a Cache, not {type(spec).__name__}")
         return spec
-    parts = urlsplit(spec)
+    try:
+        parts = urlsplit(spec)
+    except ValueError as exc:  # a broken [IPv6] host
+        raise InvalidArgument(f"cannot parse cache URL {spec!r}: {exc}") from None
     query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
     scheme = parts.scheme.lower()
     if scheme == "memory":
-        return MemoryCache(int(query.get("maxsize", 10_000)))
+        size = query.get("maxsize", "10000")
+        if not (size.isascii() and size.isdigit()):
+            raise InvalidArgument(f"maxsize must be a whole number in cache URL {spec!r}, not {size!r}")
+        return MemoryCache(int(size))
     if scheme == "sqlite":
         # sqlite:///var/x.db -> /var/x.db (file-URL style); sqlite:x.db -> x.db
         path = parts.netloc + parts.path
         if not path:
             raise InvalidArgument(f"no file in SQLite cache URL {spec!r}")
+        if "\x00" in path:
+            raise InvalidArgument(f"a NUL in the file of SQLite cache URL {spec!r}")
         return SQLiteCache(path)
     if scheme in ("redis", "rediss", "unix"):
         # `prefix` is ours; every other query parameter is redis-py's (socket_timeout=...).

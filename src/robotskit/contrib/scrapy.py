@@ -52,6 +52,18 @@ log = logging.getLogger(__name__)
 PROFILE_SETTING = "ROBOTSKIT_PROFILE"
 
 
+def _text(value: str | bytes) -> str:
+    """A header or URL Scrapy hands over as bytes, as text that never fails to decode: UTF-8,
+    else Latin-1 (HTTP's historical header charset; `Crawler-\xe9/1.0` raised UnicodeDecodeError,
+    as it does in Scrapy's own Protego parser). Only the product token is matched anyway."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value.decode("latin-1")
+    return to_unicode(value)
+
+
 def _user_agent_of(crawler: Crawler | None, request: Request | None = None) -> str:
     """The user agent Scrapy's RobotsTxtMiddleware would pass to `allowed()` (same precedence)."""
     if crawler is None:
@@ -61,7 +73,7 @@ def _user_agent_of(crawler: Crawler | None, request: Request | None = None) -> s
         agent = request.headers.get(b"User-Agent")
     if not agent:
         agent = crawler.settings.get("USER_AGENT") or "Scrapy"
-    return to_unicode(agent)
+    return _text(agent)
 
 
 class RobotParser(_ScrapyRobotParser):
@@ -81,19 +93,19 @@ class RobotParser(_ScrapyRobotParser):
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
         """True if `user_agent` (a full UA string or a token) may fetch the absolute `url`."""
-        return self.robots.allowed(to_unicode(url), to_unicode(user_agent))
+        return self.robots.allowed(_text(url), _text(user_agent))
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         """The `Crawl-delay` (seconds) of the groups that apply to `user_agent`, or None."""
-        return self.robots.crawl_delay(to_unicode(user_agent))
+        return self.robots.crawl_delay(_text(user_agent))
 
     def request_rate(self, user_agent: str | bytes) -> RequestRate | None:
         """As Protego's: `RequestRate(requests, seconds, start_time, end_time)`, or None."""
-        return request_rate_of(self.robots.request_rate(to_unicode(user_agent)))
+        return request_rate_of(self.robots.request_rate(_text(user_agent)))
 
     def visit_time(self, user_agent: str | bytes) -> VisitTime | None:
         """As Protego's: `VisitTime(start_time, end_time)` of the `Visit-time` record, or None."""
-        return visit_time_of(self.robots.visit_time(to_unicode(user_agent)))
+        return visit_time_of(self.robots.visit_time(_text(user_agent)))
 
 
 class CrawlDelayExtension:

@@ -39,6 +39,9 @@ _NO_MATCH: Matcher = re.compile(r"(?!)").match
 _NO_VERDICTS: tuple[bool, ...] = ()
 
 
+_NO_URL = object()  # the memo's URL before any: equal to no argument, None included
+
+
 class Check:
     """One (profile, agent)'s check. `RobotsTxt.allowed` tries `url_match` itself, then calls
     `after_miss`; everyone else calls the check like a function.
@@ -64,7 +67,7 @@ class Check:
         # The last (URL, verdict) asked of this check by an agent other than the last one: agents
         # that share a group set share this check, so a file judged for many agents about one URL
         # pays one verdict per distinct group set. One tuple, read and written atomically.
-        self.memo: tuple[str | None, bool] = (None, True)
+        self.memo: tuple[object, bool] = (_NO_URL, True)  # (not None: `allowed(None)` matched it)
 
     def compiled(self, url_check: UrlCheck) -> None:
         # verdicts first: a racing reader that sees the new matcher must see its verdicts

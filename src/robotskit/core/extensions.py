@@ -76,7 +76,10 @@ def parse_request_rate(value: str, line: int = 0) -> RequestRate | None:
     match = _RATE.match(value)
     if match is None:
         return None
-    requests = int(match.group(1))
+    digits = match.group(1).lstrip("0") or "0"
+    if len(digits) > 18:  # no crawler counts that far (and int() refuses 4,300 digits or more)
+        return None
+    requests = int(digits)
     amount_text = match.group(2)
     amount = float(amount_text) if amount_text else 1.0
     seconds = amount * _UNIT_SECONDS[match.group(3).lower()]
