@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -31,9 +32,11 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+import warcio.bufferedreaders  # type: ignore[import-untyped]
 from warcio.archiveiterator import ArchiveIterator  # type: ignore[import-untyped]
-from warcio.bufferedreaders import ChunkedDataReader  # type: ignore[import-untyped]
+from warcio.bufferedreaders import ChunkedDataException, ChunkedDataReader
 from warcio.limitreader import LimitReader  # type: ignore[import-untyped]
+from warcio.statusandheaders import StatusAndHeadersParser  # type: ignore[import-untyped]
 
 from robotskit.batch._values import Capture
 from robotskit.errors import ProtocolViolation
@@ -45,6 +48,27 @@ from robotskit.policy.messages import FetchRequest, FetchResponse
 # own, Python's last-resort handler would print each one on a batch run's stderr. An
 # application that configures logging still sees them.
 logging.getLogger("warcio").addHandler(logging.NullHandler())
+
+
+class _NoStderr:
+    """What warcio's reader module sees as `sys`: the real one, but a stderr that drops what it
+    is given. The reader prints each zlib error of a damaged member there itself (thousands of
+    lines for one bad file); the row of that stretch already says what failed."""
+
+    class _Drop:
+        def write(self, text: str) -> int:
+            return len(text)
+
+        def flush(self) -> None:
+            return None
+
+    stderr = _Drop()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys, name)
+
+
+warcio.bufferedreaders.sys = _NoStderr()
 
 _READ = 65_536
 _SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
@@ -178,13 +202,16 @@ def _damaged(path: str, response: Response) -> Capture:
 
 
 def url_key(url: str) -> str:
-    """A URL as the index keys it: the authority as the policy keys it, then path and query."""
+    """A URL as the index keys it: the authority as the policy keys it, then path and query.
+    A URL that does not parse (a broken `[IPv6]` host) keys as its own text."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
     try:
         authority = authority_key(url)
     except ValueError:
-        parts = urlsplit(url)
         authority = f"{parts.scheme.lower()}://{parts.netloc.lower()}"
-    parts = urlsplit(url)
     return authority + (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
@@ -325,6 +352,8 @@ class _Pass:
         fh.seek(self.position)
         iterator = ArchiveIterator(fh)
         iterator.INC_RECORD = ""  # warcio writes this to stderr itself; the row says it
+        parser = iterator.loader.http_parser
+        iterator.loader.http_parser = _HeaderParser(parser.statuslist, parser.verify)
         try:
             for record in iterator:
                 if self.gz and os.pread(fh.fileno(), 3, iterator.offset) != _GZIP_MAGIC:
@@ -374,6 +403,33 @@ def _resume(
     following = _whole_after(path, fh, gz, tail + 1)
     inside = "the file ends inside it" if following is None else "the next record starts inside it"
     return (tail, f"record cut short: {inside}"), following
+
+
+class _LastLine:
+    """A stream that remembers the last line read from it (whether a header section ended)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.last: bytes | None = None
+
+    def readline(self, *args: Any) -> Any:
+        self.last = self._stream.readline(*args)
+        return self.last
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _HeaderParser(StatusAndHeadersParser):  # type: ignore[misc]
+    """warcio's HTTP header parser, noting whether the header section ended with its blank line
+    (`ended`): a block that stops inside the headers would read as an empty body, allowed."""
+
+    def parse(self, stream: Any, full_statusline: Any = None) -> Any:
+        watched = _LastLine(stream)
+        parsed = super().parse(watched, full_statusline)
+        last = watched.last
+        parsed.ended = last is not None and last != b"" and not last.strip(b"\r\n")  # b"": block ended
+        return parsed
 
 
 def _whole_after(path: str, fh: IO[bytes], gz: bool, start: int) -> int | None:
@@ -464,16 +520,30 @@ def response_of(offset: int, record: Any, max_bytes: int) -> Response | None:
             uri, offset, fetched, 0, headers, b"", 0, False, damaged=f"status line is not HTTP: {line!r}"
         )
     status = int(code)
+    if not getattr(http, "ended", True):
+        return Response(
+            uri, offset, fetched, status, headers, b"", 0, False,
+            damaged="record cut short: the block ends inside the HTTP headers",
+        )  # fmt: skip
     block: Any = record.raw_stream  # warcio's LimitReader: `limit` is what the block still owes
     try:
         body, size, fed, complete = _read_body(record, max_bytes)
+    except _BodyCut as cut:
+        return Response(uri, offset, fetched, status, headers, b"", 0, False, damaged=str(cut))
     except Exception as exc:  # zlib and chunking errors all mean a bad body
         if _owed(block) > 0 and _ended(block):
             return Response(uri, offset, fetched, status, headers, b"", 0, False, damaged="record cut short")
         error = f"body: {type(exc).__name__}: {_short(exc)}"
         return Response(uri, offset, fetched, status, headers, b"", 0, False, error=error)
     damaged = _cut(
-        block, headers, fed, size, complete, max_bytes, bool(record.rec_headers.get_header("WARC-Truncated"))
+        block,
+        headers,
+        body,
+        fed,
+        size,
+        complete,
+        max_bytes,
+        bool(record.rec_headers.get_header("WARC-Truncated")),
     )
     kept = body[:max_bytes]
     return Response(uri, offset, fetched, status, headers, kept, size, size > max_bytes, damaged=damaged)
@@ -493,7 +563,14 @@ def _ended(block: Any) -> bool:
 
 
 def _cut(
-    block: Any, headers: dict[str, str], fed: int, size: int, complete: bool, max_bytes: int, flagged: bool
+    block: Any,
+    headers: dict[str, str],
+    body: bytes,
+    fed: int,
+    size: int,
+    complete: bool,
+    max_bytes: int,
+    flagged: bool,
 ) -> str | None:
     """Why a body read in full is not the body the server sent, or None.
 
@@ -503,42 +580,77 @@ def _cut(
     """
     if not complete or size > max_bytes:
         return None
-    remaining = _owed(block)
-    if remaining > 0:
-        return f"record cut short: the block ends {remaining} bytes early"
+    if _owed(block) > 0:
+        # (not how many bytes: a reader that starts inside a damaged stretch, as a byte range of
+        # the file does, counts differently, and every scheduler must give the same row)
+        return "record cut short: the block ends before its Content-Length"
     if flagged:
         return f"body cut by the crawler (WARC-Truncated) at {size} bytes, below the parse limit"
     length = headers.get("content-length", "").strip()
     chunked = "chunked" in headers.get("transfer-encoding", "").lower()
     if not chunked and length.isascii() and length.isdigit() and fed < int(length):
         return f"body cut short: {fed} of its Content-Length {int(length)} bytes"
+    if not chunked and length.isascii() and length.isdigit() and _WARC_MAGIC in body[int(length) :]:
+        # The block runs on past the body into a WARC header: its record's length is wrong, and
+        # what was judged would hold the next record's start.
+        return "record runs into the next record: its WARC Content-Length is too long"
     return None
+
+
+class _BodyCut(Exception):
+    """The HTTP body in the record stops before its own framing says it ends: no verdict."""
+
+
+class _BadBody(Exception):
+    """The body's framing or coding is not one an HTTP client would accept: a bad response."""
+
+
+# Codings undone, as the live client's (robotskit.fetch.http): a longer stack is hostile, and
+# so are more gzip members than a real server writes (each costs a decompressor and an empty
+# one yields nothing, so millions would never reach the size cap).
+_MAX_CODINGS = 4
+_MAX_MEMBERS = 1024
 
 
 def _read_body(record: Any, keep: int) -> tuple[bytes, int, int, bool]:
     """The first `keep` + 1 decoded bytes, the decoded size (counted up to `_SIZE_CAP`), the
     encoded bytes read, and whether the body was read to its end.
 
-    Content-Encoding is undone here, strictly (warcio would pass undecodable gzip through as
-    is): a body that does not decode is a bad response, as it is for the live HTTP client.
-    Decompression is bounded per read, so a compression bomb costs time, not memory.
+    Chunking and Content-Encoding are undone here, strictly (warcio would pass undecodable gzip
+    or broken chunks through as they are): a body that does not decode is a bad response, as it
+    is for the live HTTP client (`_BadBody`, or zlib's error); one whose chunks stop before the
+    last chunk is cut short (`_BodyCut`). A coding robotskit cannot undo (`br`, `zstd`) is damage:
+    its bytes judged as text would be a guess. Decompression is bounded per read, so a
+    compression bomb costs time, not memory.
     """
     headers = record.http_headers
+    length = (headers.get_header("content-length") or "").strip()
+    if length and not (length.isascii() and length.isdigit()):
+        raise _BadBody(f"Content-Length is not a number: {_short(ValueError(length))!r}")
     stream: Any = record.raw_stream
-    if (headers.get_header("transfer-encoding") or "").lower() == "chunked":
-        stream = ChunkedDataReader(stream, decomp_type=None)
-    decoder = _decoder((headers.get_header("content-encoding") or "").strip().lower())
+    chunked = (headers.get_header("transfer-encoding") or "").strip().lower() == "chunked"
+    if chunked:
+        stream = ChunkedDataReader(stream, raise_exceptions=True, decomp_type=None)
+    decoder = _Codings((headers.get_header("content-encoding") or "").strip().lower())
     parts: list[bytes] = []
     kept = size = fed = 0
     complete = False
     while True:
-        chunk = stream.read(_READ)
+        try:
+            chunk = stream.read(_READ)
+        except ChunkedDataException as exc:
+            said = exc.args[0] if exc.args else b""
+            if said == b"Couldn't decode length header ":  # no length line: the data ended
+                raise _BodyCut("body cut short: the chunked body has no last chunk") from exc
+            if "Ran out of data" in str(said):
+                raise _BodyCut("body cut short: the chunked body ends inside a chunk") from exc
+            raise _BadBody(f"chunked body: {_short(exc)}") from exc
         if not chunk:
             complete = True
-            if decoder is None or decoder.eof:
+            if decoder.finished:
                 break
         fed += len(chunk)
-        pieces = _decode(decoder, chunk) if decoder is not None else [chunk]
+        pieces = decoder.feed(chunk)
         if not chunk and not any(pieces):
             break
         for piece in pieces:
@@ -550,26 +662,63 @@ def _read_body(record: Any, keep: int) -> tuple[bytes, int, int, bool]:
         if size >= _SIZE_CAP:
             complete = False
             break
-    if decoder is not None and fed and not decoder.eof and size < _SIZE_CAP:
+    if chunked and complete and not stream.all_chunks_read:
+        raise _BodyCut("body cut short: the chunked body has no last chunk")
+    if fed and not decoder.finished and size < _SIZE_CAP:
         raise ValueError("compressed body ends early")
     return b"".join(parts), size, fed, complete
 
 
-def _decoder(encoding: str) -> Any:
-    """A zlib decompressor for gzip / deflate bodies; None for identity or unknown codings."""
-    if encoding in ("gzip", "x-gzip"):
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
-        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped, as RFC 9110 8.4.1.2 says
-    return None
+class _Codings:
+    """Undoes a Content-Encoding list (`gzip`, `x-gzip`, `deflate`, stacked, gzip members)."""
+
+    def __init__(self, encoding: str) -> None:
+        names = [name.strip() for name in encoding.split(",") if name.strip() and name.strip() != "identity"]
+        if len(names) > _MAX_CODINGS:
+            raise _BadBody(f"{len(names)} stacked content codings")
+        unknown = [name for name in names if name not in _ZLIB_WBITS]
+        if unknown:
+            # Not a bad response: the crawler that made the capture may have asked for it.
+            raise _BodyCut(f"body in Content-Encoding {unknown[0]!r}, which robotskit does not decode")
+        # RFC 9110 8.4: codings are listed in the order applied, so undone in reverse.
+        self._names = list(reversed(names))
+        self._stages = [zlib.decompressobj(_ZLIB_WBITS[name]) for name in self._names]
+        self._members = 0
+
+    @property
+    def finished(self) -> bool:
+        return all(stage.eof for stage in self._stages)
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """Decode `chunk` through every stage in bounded steps (zlib.error: the body is bad)."""
+        pieces = [chunk]
+        for index, name in enumerate(self._names):
+            pieces = [out for piece in pieces if piece for out in self._through(index, name, piece)]
+        return pieces
+
+    def _through(self, index: int, name: str, data: bytes) -> list[bytes]:
+        out: list[bytes] = []
+        stage = self._stages[index]
+        while data:
+            out.append(stage.decompress(data, _READ))
+            while stage.unconsumed_tail:
+                out.append(stage.decompress(stage.unconsumed_tail, _READ))
+            data = stage.unused_data if stage.eof else b""
+            if data and name != "deflate":  # concatenated gzip members
+                self._members += 1
+                if self._members > _MAX_MEMBERS:
+                    raise _BadBody(f"more than {_MAX_MEMBERS} gzip members")
+                stage = self._stages[index] = zlib.decompressobj(_ZLIB_WBITS[name])
+            elif data:
+                break  # bytes after a deflate stream: ignored, as zlib does
+        return out
 
 
-def _decode(decoder: Any, chunk: bytes) -> list[bytes]:
-    """Decompress `chunk` in bounded steps (zlib.error propagates: the body is bad)."""
-    out = [decoder.decompress(chunk, _READ)]
-    while decoder.unconsumed_tail:
-        out.append(decoder.decompress(decoder.unconsumed_tail, _READ))
-    return out
+_ZLIB_WBITS = {
+    "gzip": 16 + zlib.MAX_WBITS,
+    "x-gzip": 16 + zlib.MAX_WBITS,
+    "deflate": 32 + zlib.MAX_WBITS,  # zlib-wrapped, as RFC 9110 8.4.1.2 says (or gzip, auto-detected)
+}
 
 
 def _warc_date(value: str | None) -> float | None:
@@ -582,4 +731,7 @@ def _warc_date(value: str | None) -> float | None:
 
 
 def _host(url: str | None) -> str | None:
-    return urlsplit(url).hostname if url else None
+    try:
+        return urlsplit(url).hostname if url else None
+    except ValueError:  # a broken [IPv6] host: the row keeps the URL, not a host
+        return None

@@ -1,0 +1,164 @@
+"""Damaged and hostile WARC response records (found by fuzzing): each is one row, with an error
+where the record cannot tell what the server sent, and the records around it are read as usual."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import uuid
+from pathlib import Path
+
+import pytest
+
+from robotskit.batch.warc import read_warc
+
+DISALLOW_ALL = b"User-agent: *\nAllow: /public\nDisallow: /\n"
+MAX = 512_000
+
+
+def _http(
+    status: bytes = b"HTTP/1.1 200 OK", headers: tuple[tuple[bytes, bytes], ...] = (), body: bytes = b""
+) -> bytes:
+    lines = [(b"Content-Type", b"text/plain"), *headers]
+    return status + b"\r\n" + b"".join(k + b": " + v + b"\r\n" for k, v in lines) + b"\r\n" + body
+
+
+def _plain(body: bytes, *headers: tuple[bytes, bytes]) -> bytes:
+    return _http(headers=((b"Content-Length", b"%d" % len(body)), *headers), body=body)
+
+
+def _record(
+    block: bytes, uri: bytes = b"https://example.com/robots.txt", length: bytes | None = None
+) -> bytes:
+    head = [
+        b"WARC/1.0",
+        b"WARC-Type: response",
+        b"WARC-Record-ID: <urn:uuid:%s>" % str(uuid.uuid4()).encode(),
+        b"WARC-Date: 2025-03-01T00:00:00Z",
+        b"WARC-Target-URI: " + uri,
+        b"Content-Type: application/http; msgtype=response",
+        b"Content-Length: " + (b"%d" % len(block) if length is None else length),
+    ]
+    return b"\r\n".join(head) + b"\r\n\r\n" + block + b"\r\n\r\n"
+
+
+def _good(i: int) -> bytes:
+    return _record(_plain(b"User-agent: *\nDisallow: /p%d\n" % i), b"https://good%d.example/robots.txt" % i)
+
+
+def _rows(tmp_path: Path, members: list[bytes], gz: bool = True) -> list[dict[str, object]]:
+    path = tmp_path / ("x.warc.gz" if gz else "x.warc")
+    path.write_bytes(b"".join(gzip.compress(m, mtime=0) for m in members) if gz else b"".join(members))
+    return [
+        {"url": c.url, "error": c.error, "outcome": c.outcome, "body": c.body}
+        for c in read_warc(str(path), MAX)
+    ]
+
+
+def _between(tmp_path: Path, damaged: bytes, gz: bool = True) -> dict[str, object]:
+    """The row of `damaged`, read between two good records (which must both give their rows)."""
+    rows = _rows(tmp_path, [_good(0), damaged, _good(1)], gz)
+    assert [r["url"] for r in rows if r["error"] is None][:1] == ["https://good0.example/robots.txt"]
+    assert rows[-1]["url"] == "https://good1.example/robots.txt" and rows[-1]["error"] is None
+    assert len(rows) == 3, rows
+    return rows[1]
+
+
+CHUNKED = (b"Transfer-Encoding", b"chunked")
+WHOLE_CHUNKS = (
+    b"1c\r\n"
+    + DISALLOW_ALL[:28]
+    + b"\r\n%x\r\n" % (len(DISALLOW_ALL) - 28)
+    + DISALLOW_ALL[28:]
+    + b"\r\n0\r\n\r\n"
+)
+
+
+def test_a_broken_ipv6_target_is_one_row_and_the_records_after_it_are_read(tmp_path: Path) -> None:
+    """The records after it vanished (`read: ValueError: Invalid IPv6 URL`, record -1)."""
+    row = _between(tmp_path, _record(_plain(DISALLOW_ALL), b"http://[::1/robots.txt"))
+    assert row["error"] is not None and "IPv6" in str(row["error"]) and row["outcome"] is None
+
+
+def test_whole_chunks_are_judged(tmp_path: Path) -> None:
+    row = _between(tmp_path, _record(_http(headers=(CHUNKED,), body=WHOLE_CHUNKS)))
+    assert row["error"] is None and row["outcome"] == "ok" and row["body"] == DISALLOW_ALL
+
+
+@pytest.mark.parametrize(
+    ("chunks", "said"),
+    [
+        (WHOLE_CHUNKS[:34], "cut short"),  # was judged on its first chunk: allowed
+        (WHOLE_CHUNKS[: WHOLE_CHUNKS.index(b"0\r\n\r\n")], "no last chunk"),
+        (WHOLE_CHUNKS[:20], "ends inside a chunk"),
+    ],
+)
+def test_a_chunked_body_cut_short_gets_no_verdict(tmp_path: Path, chunks: bytes, said: str) -> None:
+    row = _between(tmp_path, _record(_http(headers=(CHUNKED,), body=chunks)))
+    assert row["outcome"] is None and said in str(row["error"]), row
+
+
+@pytest.mark.parametrize("size", [b"zz", b"ffffffffffffffff"])
+def test_a_chunk_size_that_is_not_one_is_a_bad_response(tmp_path: Path, size: bytes) -> None:
+    """It was judged on the raw framing."""
+    body = size + b"\r\n" + DISALLOW_ALL + b"\r\n0\r\n\r\n"
+    row = _between(tmp_path, _record(_http(headers=(CHUNKED,), body=body)))
+    assert row["outcome"] == "unreachable" and "chunked body" in str(row["error"])
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        _plain(DISALLOW_ALL)[:30],  # the block ends inside the header section
+        b"HTTP/1.1 200 OK",  # a status line alone
+        _plain(DISALLOW_ALL).replace(b"\r\n", b"\r"),  # no line feeds at all
+    ],
+)
+def test_a_block_that_ends_inside_the_headers_gets_no_verdict(tmp_path: Path, block: bytes) -> None:
+    """It read as a 200 with an empty body: everything allowed."""
+    row = _between(tmp_path, _record(block))
+    assert row["outcome"] is None and "inside the HTTP headers" in str(row["error"])
+
+
+def test_stacked_codings_are_undone(tmp_path: Path) -> None:
+    """`gzip, gzip` was judged as text (the compressed bytes)."""
+    body = gzip.compress(gzip.compress(DISALLOW_ALL))
+    row = _between(tmp_path, _record(_plain(body, (b"Content-Encoding", b"gzip, gzip"))))
+    assert row["error"] is None and row["body"] == DISALLOW_ALL
+
+
+def test_concatenated_gzip_members_are_one_body(tmp_path: Path) -> None:
+    body = gzip.compress(DISALLOW_ALL[:20]) + gzip.compress(DISALLOW_ALL[20:])
+    row = _between(tmp_path, _record(_plain(body, (b"Content-Encoding", b"gzip"))))
+    assert row["error"] is None and row["body"] == DISALLOW_ALL
+
+
+def test_a_coding_robotskit_cannot_undo_gets_no_verdict(tmp_path: Path) -> None:
+    row = _between(tmp_path, _record(_plain(b"\x8b\x02\x80robots", (b"Content-Encoding", b"br"))))
+    assert row["outcome"] is None and "'br'" in str(row["error"])
+
+
+def test_a_content_length_that_is_not_a_number_is_a_bad_response(tmp_path: Path) -> None:
+    block = _http(headers=((b"Content-Length", "٩٩".encode()),), body=DISALLOW_ALL)
+    row = _between(tmp_path, _record(block))
+    assert row["outcome"] == "unreachable" and "Content-Length is not a number" in str(row["error"])
+
+
+def test_a_record_that_runs_into_the_next_gets_no_verdict(tmp_path: Path) -> None:
+    """Uncompressed, a WARC Content-Length 30 bytes too long took in the next record's header."""
+    block = _plain(DISALLOW_ALL)
+    row = _between(tmp_path, _record(block, length=b"%d" % (len(block) + 30)), gz=False)
+    assert row["outcome"] is None and "runs into the next record" in str(row["error"])
+
+
+def test_a_damaged_member_leaves_stderr_alone(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """warcio printed each zlib error of a damaged member itself (thousands of lines per file)."""
+    noise = random.Random(5).randbytes(100_000)  # incompressible: the member is long
+    member = bytearray(gzip.compress(_record(_plain(b"User-agent: *\nDisallow: /\n#" + noise)), mtime=0))
+    member[60_000:60_040] = b"\xff" * 40  # far inside: warcio has inflated blocks before it fails
+    path = tmp_path / "x.warc.gz"
+    path.write_bytes(gzip.compress(_good(0), mtime=0) + bytes(member) + gzip.compress(_good(1), mtime=0))
+    rows = list(read_warc(str(path), MAX))
+    assert rows[0].error is None and rows[-1].url == "https://good1.example/robots.txt"
+    assert any(row.error for row in rows)
+    assert capfd.readouterr().err == ""
