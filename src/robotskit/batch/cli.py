@@ -13,10 +13,11 @@ import contextlib
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from robotskit.batch._values import Interrupted
 from robotskit.core.profiles import PROFILES
@@ -85,7 +86,49 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="progress bar (default: on a terminal)",
     )
     parser.set_defaults(handler=handle)
+    _one_line_errors(parser)
     return parser
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Usage errors (a value of the wrong type, an unknown option) as one line on stderr and exit
+    2, without argparse's usage block; `--help` is untouched. Unknown arguments are refused here
+    too, not passed up to the parent parser (which would print its own usage)."""
+    known = parser.parse_known_args
+    words: list[str] = []  # what is being parsed, for the hint in _usage_message
+
+    def error(message: str) -> NoReturn:
+        _error(_usage_message(message, words))
+        parser.exit(ERROR)
+
+    def parse_known_args(
+        args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        words[:] = sys.argv[1:] if args is None else args
+        parsed, extras = known(args, namespace)
+        if extras:
+            error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    parser.error = error  # type: ignore[method-assign]
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign,assignment]
+
+
+_EXPECTED_VALUE = re.compile(r"argument (?P<option>--[\w-]+)(?:/\S+)?: expected one argument")
+
+
+def _usage_message(message: str, words: Sequence[str]) -> str:
+    """argparse's message, made clear where it misreads a value: in `--timeout -inf`, `-inf` is
+    taken for an option (argparse reads only digits after '-' as a negative number)."""
+    found = _EXPECTED_VALUE.fullmatch(message)
+    if found is None:
+        return message
+    option = found["option"]
+    after = [words[i + 1] for i, word in enumerate(words[:-1]) if word == option]
+    value = next((word for word in after if word.startswith("-")), None)
+    if value is None:
+        return message
+    return f"{message}: {value!r} reads as an option; write {option}={value}"
 
 
 EXTRA_HINT = "robotskit batch needs the batch extra: pip install 'robotskit[batch]'"
@@ -127,8 +170,11 @@ _EXTRA_MODULES = frozenset({"pyarrow", "warcio", "dask", "distributed", "matplot
 
 
 def _error(message: str, prefix: str = "error: ") -> int:
+    """One line on stderr, whatever the message (some library errors run over several lines)."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    line = lines[0] + (" ..." if len(lines) > 1 else "") if lines else "failed"
     with contextlib.suppress(OSError):
-        print(f"robotskit batch: {prefix}{message}", file=sys.stderr, flush=True)
+        print(f"robotskit batch: {prefix}{line}", file=sys.stderr, flush=True)
     return ERROR
 
 
@@ -204,8 +250,25 @@ def _check_host_lists(inputs: Sequence[str]) -> None:
             )
 
 
+def _check_out(out: str) -> None:
+    """Refuse a results path that exists and is not a regular file: the run ends by renaming the
+    results over it, which would replace a FIFO or a device (/dev/full) with a Parquet file, and
+    would write `OUT.parts/` beside it."""
+    try:
+        mode = Path(out).stat().st_mode
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"--out {out}: {detail}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ValueError(f"--out {out} is {kind}: give the path of a results file (.parquet)")
+
+
 def _run(args: argparse.Namespace) -> int:
     _check_options(args)
+    _check_out(args.out)
     _check_host_lists(args.inputs)
 
     from robotskit.batch._values import BatchConfig  # noqa: PLC0415 - keep `--help` light
@@ -270,5 +333,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m robotskit.batch ...`: the same command without the rest of the CLI."""
     parser = argparse.ArgumentParser(prog="robotskit")
     add_parser(parser.add_subparsers(dest="command", required=True))
+    _one_line_errors(parser)
     args = parser.parse_args(["batch", *(sys.argv[1:] if argv is None else argv)])
     return int(args.handler(args))

@@ -8,7 +8,10 @@ at a time. WARC files are read by `robotskit.batch.warc`; host lists are fetched
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +28,8 @@ WARC_SUFFIXES = (".warc", ".warc.gz")
 MANIFEST = "manifest.jsonl"
 DEFAULT_CHUNK = 200
 _MAX_LINE = 2048  # a host-list line longer than this is not a host
+_MAX_NAME = 4096  # bytes: PATH_MAX on Linux; a longer manifest `file` names no file
+_SHOWN = 120  # characters of a file name quoted in an error
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,14 +147,12 @@ def _directory_items(root: Path) -> tuple[list[Item], int]:
     corpus) and either `url` (the robots.txt URL) or `site` and `kind` (`web`:
     https://SITE/robots.txt, `gemini`: gemini://SITE/robots.txt) or `base_url`. A line that
     cannot be used is an item with an error. Without a manifest, `robots.txt` and `*.txt` files
-    are read. Every other file is counted as skipped.
+    are read. Every other file is counted as skipped. Whether a file is a regular file inside
+    the directory is checked when it is read (read_directory): a FIFO, a device or a link
+    leading outside becomes an error row there.
     """
     manifest = root / MANIFEST
-    present = sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+    present = _listing(root)
     if not manifest.is_file():
         read = [name for name in present if name.lower().endswith(".txt")]
         return [Item(name) for name in read], len(present) - len(read)
@@ -165,24 +168,85 @@ def _directory_items(root: Path) -> tuple[list[Item], int]:
     return items, sum(1 for name in present if name not in used)
 
 
+def _listing(root: Path) -> list[str]:
+    """Every file under `root` that is not a directory (FIFOs, devices and links included: they
+    become error rows if read), as sorted relative POSIX paths; hidden files and folders are
+    left out, and links to folders are not followed."""
+    names: list[str] = []
+    for top, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        where = Path(top).relative_to(root)
+        names.extend((where / name).as_posix() for name in files if not name.startswith("."))
+    return sorted(names)
+
+
 def _manifest_item(root: Path, number: int, raw: bytes) -> Item:
     where = f"{MANIFEST} line {number}"
     try:
         entry = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: `[[[[...` nested past the stack
         return Item(where, error=f"{where}: not a JSON object")
     if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) or not entry["file"]:
         return Item(where, error=f"{where}: no `file`")
     name = str(entry["file"])
-    if Path(name).is_absolute() or ".." in Path(name).parts:
-        return Item(where, error=f"{where}: `file` must stay inside the directory: {name!r}")
-    if not (root / name).is_file() and (root / "files" / name).is_file():
+    problem = _name_problem(name)
+    if problem is not None:
+        return Item(where, error=f"{where}: {problem}")
+    if not _is_file(root / name) and _is_file(root / "files" / name):
         name = f"files/{name}"
     try:
         url = manifest_url(entry)
     except ValueError as exc:
         return Item(name, error=f"{where}: {exc}")
+    if url is not None and not _is_text(url):
+        return Item(name, error=f"{where}: the robots.txt URL is not valid Unicode: {_quoted(url)}")
     return Item(name, url)
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a manifest `file` cannot name a file inside the directory, or None."""
+    if "\x00" in name:
+        return f"`file` holds a NUL character: {_quoted(name)}"
+    try:
+        size = len(os.fsencode(name))
+    except UnicodeError:
+        return f"`file` is not a file name (not valid Unicode): {_quoted(name)}"
+    if size > _MAX_NAME:
+        return f"`file` is too long to be a file name ({len(name):,} characters)"
+    if Path(name).is_absolute() or ".." in Path(name).parts:
+        return f"`file` must stay inside the directory: {_quoted(name)}"
+    return None
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, no permission
+        return False
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (JSON "\udcff"; file names that are not UTF-8)
+        return False
+    return True
+
+
+def shown(text: str) -> str:
+    """`text` as UTF-8 can hold it: bytes of a file name that are not UTF-8 (which Python keeps
+    as lone surrogates) as `\\xNN` escapes, any other lone surrogate as `\\uXXXX`."""
+    if _is_text(text):
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _quoted(name: str) -> str:
+    """A name for an error message: quoted, cut short if it is long; repr escapes lone surrogates."""
+    return repr(name if len(name) <= _SHOWN else name[:_SHOWN] + "...")
 
 
 def manifest_url(entry: dict[str, object]) -> str | None:
@@ -226,33 +290,81 @@ def _host_items(path: Path) -> list[Item]:
 
 
 def read_directory(unit: InputUnit, max_bytes: int) -> Iterator[Capture]:
-    """One capture per file; no status is known, so the body is taken as served with 200."""
+    """One capture per file; no status is known, so the body is taken as served with 200.
+
+    Only regular files inside the directory are read: a FIFO (reading it would wait for a writer
+    forever), a device (`/dev/zero` never ends), a socket, or a file reached through a link that
+    leads outside the directory is an error row, as is a name the system refuses.
+    """
     root = Path(unit.path)
+    try:
+        inside: str | None = os.path.realpath(root)
+    except (OSError, ValueError):
+        inside = None
     for index, item in enumerate(unit.items):
         file = root / item.key
+        source = shown(str(file))
         url = item.value
         if item.error is not None:
-            yield Capture(source=str(file), record=index, url=url, host=_host(url), error=item.error)
+            yield Capture(source=source, record=index, url=url, host=_host(url), error=item.error)
             continue
         try:
-            stat = file.stat()
-            with file.open("rb") as fh:
-                body = fh.read(max_bytes + 1)
-        except OSError as exc:
-            yield Capture(
-                source=str(file), record=index, url=url, host=_host(url), error=f"read: {exc.strerror or exc}"
-            )
+            body, info = _read_regular(file, item.key, inside, max_bytes + 1)
+        except _NotRead as exc:
+            yield Capture(source=source, record=index, url=url, host=_host(url), error=f"not read: {exc}")
+            continue
+        except (OSError, ValueError) as exc:  # ValueError: a name the system cannot take
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else shown(str(exc))
+            yield Capture(source=source, record=index, url=url, host=_host(url), error=f"read: {reason}")
             continue
         yield Capture(
-            source=str(file),
+            source=source,
             record=index,
             url=url,
             host=_host(url),
-            fetched_at=stat.st_mtime,
+            fetched_at=info.st_mtime,
             body=body[:max_bytes],
-            size=stat.st_size,
+            size=info.st_size,
             truncated=len(body) > max_bytes,
         )
+
+
+class _NotRead(Exception):
+    """A directory entry that is not read: not a regular file, or outside the directory."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+_OPEN_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+)
+
+
+def _read_regular(file: Path, key: str, inside: str | None, limit: int) -> tuple[bytes, os.stat_result]:
+    """At most `limit` bytes of a regular file inside the directory `inside` (a real path), and
+    its stat. Raises _NotRead, or OSError / ValueError from the system."""
+    real = os.path.realpath(file)
+    if inside is not None and os.path.commonpath([inside, real]) != inside:
+        raise _NotRead(f"{_quoted(key)} leads outside the directory, to {_quoted(real)}")
+    _check_regular(key, file.stat().st_mode)
+    # Checked before opening (opening a FIFO to read waits for a writer); O_NONBLOCK besides, in
+    # case the file is swapped for one between the check and the open, and checked again.
+    fd = os.open(file, _OPEN_FLAGS)
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        _check_regular(key, info.st_mode)
+        return fh.read(limit), info
+
+
+def _check_regular(key: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
+        raise _NotRead(f"{_quoted(key)} is not a regular file ({kind})")
 
 
 def _host(url: str | None) -> str | None:
@@ -293,6 +405,7 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
         with guard:
             return locks.setdefault(key, threading.BoundedSemaphore(max(1, options.per_host)))
 
+    source = shown(unit.path)  # a file name that is not UTF-8 could not be written to the results
     with RobotsClient(
         options.user_agent,
         user_agent=options.user_agent,
@@ -304,13 +417,13 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
         def fetch(item: Item) -> Capture:
             number = int(item.key)
             if item.error is not None or item.value is None:
-                return Capture(source=unit.path, record=number, error=item.error or "empty line")
+                return Capture(source=source, record=number, error=item.error or "empty line")
             url = host_url(item.value, options.scheme)
             try:
                 key = authority_key(url)
             except ValueError as exc:
                 return Capture(
-                    source=unit.path,
+                    source=source,
                     record=number,
                     url=url,
                     error=f"not a host or URL: {type(exc).__name__}: {exc}",
@@ -320,13 +433,13 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
                     entry = client.lookup(url)
                 except Exception as exc:
                     return Capture(
-                        source=unit.path,
+                        source=source,
                         record=number,
                         url=url,
                         host=_host(url),
                         error=f"fetch: {type(exc).__name__}: {exc}",
                     )
-            return _entry_capture(unit.path, number, url, entry)
+            return _entry_capture(source, number, url, entry)
 
         with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
             yield from pool.map(fetch, unit.items)
@@ -360,13 +473,28 @@ def read_unit(
 ) -> Iterator[Capture]:
     """The captures of one unit, whatever its kind. `index`: for a range of a WARC file, the
     scans of all the file's ranges (robotskit.batch.warc_ranges); None scans the file here."""
-    if unit.span is not None:
-        return read_warc_range(unit.path, unit.span[0], unit.span[1], max_bytes, index)
+    if unit.kind == "warc" and not _is_text(unit.path):
+        # A file name that is not UTF-8: its `source` with escapes (robotskit.batch.warc writes
+        # the path as it is, which the results file cannot hold).
+        return _with_source(_read_warc_unit(unit, max_bytes, index), shown(unit.path))
     if unit.kind == "warc":
-        return read_warc(unit.path, max_bytes)
+        return _read_warc_unit(unit, max_bytes, index)
     if unit.kind == "dir":
         return read_directory(unit, max_bytes)
     return read_hosts(unit, max_bytes, options or FetchOptions())
+
+
+def _read_warc_unit(
+    unit: InputUnit, max_bytes: int, index: Sequence[MemberIndex] | None
+) -> Iterator[Capture]:
+    if unit.span is not None:
+        return read_warc_range(unit.path, unit.span[0], unit.span[1], max_bytes, index)
+    return read_warc(unit.path, max_bytes)
+
+
+def _with_source(captures: Iterator[Capture], source: str) -> Iterator[Capture]:
+    for capture in captures:
+        yield dataclasses.replace(capture, source=source)
 
 
 def unit_fingerprint(unit: InputUnit) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from pathlib import Path
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+from robotskit.batch.output import SCHEMA, SCHEMA_VERSION
 
 ROBOTS, HTML, UNAVAILABLE, UNREACHABLE, UNKNOWN = (
     "robots.txt",
@@ -113,6 +116,46 @@ def _categories(batch: pa.RecordBatch, judged: pa.Array) -> pa.Array:
     )
 
 
+class NotResults(ValueError):
+    """A file `batch report` cannot read: not Parquet, or not a robotskit batch results file."""
+
+
+def check_results(results: str | Path) -> None:
+    """Raise NotResults (one line) unless `results` is a robotskit batch results file of the
+    schema this version writes (robotskit.batch.output.SCHEMA): every column, of its type, and
+    the `robotskit.schema` metadata. Reads the file's footer only."""
+    not_results = f"{results} is not a robotskit batch results file"
+    try:
+        schema = pq.read_schema(results)
+    except (OSError, pa.ArrowException) as exc:
+        reason = next(iter(str(exc).splitlines()), type(exc).__name__)
+        raise NotResults(f"{not_results} (not a Parquet file: {reason})") from None
+    missing = [f.name for f in SCHEMA if not schema.get_all_field_indices(f.name)]
+    if missing:
+        raise NotResults(f"{not_results} (missing columns: {', '.join(missing)})")
+    meta = schema.metadata or {}
+    if b"robotskit.schema" not in meta:
+        raise NotResults(f"{not_results} (no robotskit.schema metadata)")
+    version = meta[b"robotskit.schema"].decode("utf-8", "replace")
+    if version != SCHEMA_VERSION:
+        raise NotResults(
+            f"{results} has results schema version {version!r}; this robotskit reads version {SCHEMA_VERSION}"
+        )
+    odd = [
+        f.name
+        for f in SCHEMA
+        if len(schema.get_all_field_indices(f.name)) != 1 or not schema.field(f.name).type.equals(f.type)
+    ]
+    if odd:
+        raise NotResults(f"{not_results} (columns of another type, or repeated: {', '.join(odd)})")
+    try:
+        agents = json.loads(meta.get(b"robotskit.agents", b"[]"))
+    except (ValueError, RecursionError):
+        agents = None
+    if not isinstance(agents, list) or not all(isinstance(name, str) for name in agents):
+        raise NotResults(f"{not_results} (its robotskit.agents metadata is not a JSON list of names)")
+
+
 def latest_rows(results: str | Path) -> pa.Array:
     """A boolean per row: is it its site's latest capture? (see the module docstring)."""
     table = pq.read_table(results, columns=["authority", "fetched_at"])
@@ -134,7 +177,10 @@ def latest_rows(results: str | Path) -> pa.Array:
 
 
 def summarise(results: str | Path) -> Summary:
-    """Count categories, per-agent blocking and sizes, for sites and for captures."""
+    """Count categories, per-agent blocking and sizes, for sites and for captures.
+
+    Raises NotResults for a file that is not a robotskit batch results file."""
+    check_results(results)
     file = pq.ParquetFile(results)
     names = _agent_names(file.schema_arrow)
     site_mask = latest_rows(results)
@@ -185,8 +231,6 @@ def _count_agents(lists: pa.Array, robots: pa.Array, sites: pa.Array, agents: di
 
 
 def _agent_names(schema: pa.Schema) -> list[str]:
-    import json  # noqa: PLC0415
-
     raw = (schema.metadata or {}).get(b"robotskit.agents", b"[]")
     return [str(name) for name in json.loads(raw)]
 
@@ -258,7 +302,11 @@ def _markdown_table(rows: Sequence[dict[str, object]]) -> Iterator[str]:
 
 
 def write_report(results: str | Path, out_dir: str | Path | None = None, *, top: int = 30) -> str:
-    """Write the tables and figures into `out_dir` (default RESULTS.report/); return the text."""
+    """Write the tables and figures into `out_dir` (default RESULTS.report/); return the text.
+
+    Raises NotResults, before anything is written, for a file that is not a robotskit batch
+    results file."""
+    check_results(results)
     import matplotlib  # noqa: PLC0415 - the batch extra; only the report draws
 
     matplotlib.use("Agg")

@@ -43,9 +43,11 @@ from robotskit.batch.analyze import Row, analyzer_for, forget
 from robotskit.batch.inputs import (
     DEFAULT_CHUNK,
     FetchOptions,
+    InputError,
     InputUnit,
     discover,
     read_unit,
+    shown,
     unit_fingerprint,
 )
 from robotskit.batch.shared import shared_facts
@@ -122,7 +124,7 @@ def process_unit(
     captures = read_unit(unit, config.max_bytes, fetch, index)
     failed: Capture | None = None
     while failed is None:
-        batch, failed = _next_batch(captures, unit.path)
+        batch, failed = _next_batch(captures, shown(unit.path))
         if not batch:
             break
         analyzer.prepare(batch)  # one store lookup for the batch (with a store)
@@ -260,6 +262,8 @@ def run_batch(
     """
     started = time.monotonic()
     out = Path(out)
+    if out.exists() and not out.is_file():  # a FIFO or a device: the final rename would replace it
+        raise InputError(f"the output {shown(str(out))} exists and is not a regular file")
     split = None if scheduler in (None, "sync") else range_bytes
     plan = discover(inputs, chunk, split)  # raises InputError before anything starts
     parts = out.with_name(out.name + ".parts")
