@@ -162,3 +162,26 @@ def test_a_damaged_member_leaves_stderr_alone(tmp_path: Path, capfd: pytest.Capt
     assert rows[0].error is None and rows[-1].url == "https://good1.example/robots.txt"
     assert any(row.error for row in rows)
     assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_junk_between_records_is_one_row(tmp_path: Path, gz: bool) -> None:
+    """650 bytes of text between two records left no trace (both records read, no row for it)."""
+    junk = b"this is junk\n" * 50
+    path = tmp_path / ("x.warc.gz" if gz else "x.warc")
+    wrap = (lambda b: gzip.compress(b, mtime=0)) if gz else (lambda b: b)
+    path.write_bytes(wrap(_good(0)) + junk + wrap(_good(1)))
+    rows = list(read_warc(str(path), MAX))
+    assert [r.url for r in rows if r.error is None] == [
+        "https://good0.example/robots.txt",
+        "https://good1.example/robots.txt",
+    ]
+    damaged = [r for r in rows if r.error is not None]
+    assert len(rows) == 3 and len(damaged) == 1 and "this is junk" in str(damaged[0].error)
+    assert rows[0].record < damaged[0].record < rows[2].record
+
+
+def test_a_gzip_member_of_text_is_one_row(tmp_path: Path) -> None:
+    """A member holding text, not a record, gave two rows, the first called an empty response block."""
+    rows = _rows(tmp_path, [_good(0), b"hello world this is not warc\n" * 10, _good(1)])
+    assert len(rows) == 3 and "hello world" in str(rows[1]["error"]) and rows[1]["outcome"] is None

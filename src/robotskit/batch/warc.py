@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import warcio.bufferedreaders  # type: ignore[import-untyped]
 from warcio.archiveiterator import ArchiveIterator  # type: ignore[import-untyped]
 from warcio.bufferedreaders import ChunkedDataException, ChunkedDataReader
+from warcio.exceptions import ArchiveLoadFailed  # type: ignore[import-untyped]
 from warcio.limitreader import LimitReader  # type: ignore[import-untyped]
 from warcio.statusandheaders import StatusAndHeadersParser  # type: ignore[import-untyped]
 
@@ -346,6 +347,7 @@ class _Pass:
         self.last: int | None = None  # the offset of the last record read
         self.error: Exception | None = None  # what stopped it
         self.lost = False  # it stopped at a record that is not a gzip member start
+        self.failed_at: int | None = None
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         fh = self.fh
@@ -365,6 +367,7 @@ class _Pass:
                 yield self.last, record
         except Exception as exc:  # any decoding failure is data, not a bug
             self.error = exc
+            self.failed_at = iterator.offset  # where warcio was when it failed
 
     @property
     def after(self) -> int:
@@ -383,6 +386,15 @@ def _resume(
     if reading.error is not None:
         # The failing record starts after the last good one (or where this pass began).
         broken = reading.position if reading.last is None else resync(fh, reading.after, gz)
+        junk = _junk_at(reading)
+        if junk is not None and not single:
+            # Not a record where one should start (bytes between records, a member of text): a
+            # damaged stretch of its own, unless a record that reads starts before it (a record
+            # before it ran over the next one's header: that record is read again from there).
+            after = _whole_after(path, fh, gz, reading.after)
+            if after is not None and after < junk:
+                return None, after
+            return (junk, f"corrupt record: {_short(reading.error)}"), _whole_after(path, fh, gz, junk + 1)
         if reading.last is not None and broken is not None and not single and not fails(path, broken):
             # The next member is whole and reads: the stream broke inside the member of the
             # record at `last` (cut short: its row says so), not at this one.
@@ -430,6 +442,17 @@ class _HeaderParser(StatusAndHeadersParser):  # type: ignore[misc]
         last = watched.last
         parsed.ended = last is not None and last != b"" and not last.strip(b"\r\n")  # b"": block ended
         return parsed
+
+
+def _junk_at(reading: _Pass) -> int | None:
+    """Where bytes that are not a record stand after the pass's last record, when that is what
+    stopped it (warcio: "Invalid WARC record, first line: ..."), else None."""
+    failed = reading.failed_at
+    if not isinstance(reading.error, ArchiveLoadFailed) or failed is None:
+        return None
+    if reading.last is not None and failed <= reading.last:
+        return None
+    return failed
 
 
 def _whole_after(path: str, fh: IO[bytes], gz: bool, start: int) -> int | None:
