@@ -209,3 +209,19 @@ def test_an_endless_input_is_read_to_a_bound(tmp_path: Path) -> None:
     done = _cli(tmp_path, "check", "/dev/zero", "/x", "--agent", "A", capture_output=True)
     assert done.returncode in (0, 1) and b"Traceback" not in done.stderr
     assert b"larger than 16 MiB" in done.stderr and b"NUL bytes" in done.stderr
+
+
+def test_robots_given_twice_is_refused(run: Run, robots_file: Callable[[str | bytes], Path]) -> None:
+    """`--robots A --robots B` silently used B."""
+    first, second = str(robots_file(RULES)), str(robots_file("User-agent: *\nAllow: /\n"))
+    for command in ("check", "explain"):
+        result = run(command, "--robots", first, "--robots", second, "/private/x", "--agent", "A")
+        assert result.code == 2 and "--robots given twice" in result.err
+
+
+def test_a_file_in_the_way_of_the_cache_folder_is_said_plainly(run: Run, tmp_path: Path) -> None:
+    """It said only `[Errno 17] File exists: ...`."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("x", encoding="utf-8")
+    result = run("fetch", "http://127.0.0.1:9/robots.txt", "--cache", str(blocker / "x.db"), "--timeout", "1")
+    assert result.code == 2 and "a file, not a folder, is in the way" in result.err

@@ -71,6 +71,22 @@ def _run_batch(argv: list[str]) -> int:
     return _dispatch(parser, argv)
 
 
+class _Once(argparse.Action):
+    """An option that takes one value: given twice (`--robots A --robots B`), which one was
+    meant is a guess, so the command refuses (argparse would keep the last silently)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice: give it once")
+        setattr(namespace, self.dest, values)
+
+
 def _seconds(text: str) -> float:
     """A timeout: a finite number of seconds above zero (NaN and infinity would never expire)."""
     try:
@@ -188,7 +204,9 @@ def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser], opts: _
     )
     check.add_argument("targets", nargs="*", metavar="[ROBOTS] URL")
     check.add_argument("--agent", action="append", required=True, metavar="NAME", help=_AGENT_HELP)
-    check.add_argument("--robots", help="ROBOTS given explicitly (then every positional is a URL)")
+    check.add_argument(
+        "--robots", action=_Once, help="ROBOTS given explicitly (then every positional is a URL)"
+    )
     check.add_argument("--urls", metavar="FILE", help="read more URLs from FILE (one per line, - for stdin)")
     check.set_defaults(handler=cmd_check)
 
@@ -199,7 +217,7 @@ def _add_explain(sub: argparse._SubParsersAction[argparse.ArgumentParser], opts:
     )
     explain.add_argument("targets", nargs="+", metavar="[ROBOTS] URL")
     explain.add_argument("--agent", action="append", required=True, metavar="NAME", help=_AGENT_HELP)
-    explain.add_argument("--robots", help="ROBOTS given explicitly")
+    explain.add_argument("--robots", action=_Once, help="ROBOTS given explicitly")
     explain.set_defaults(handler=cmd_explain)
 
 

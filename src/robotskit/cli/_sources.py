@@ -258,7 +258,13 @@ class CliClient:
 
         path = pins_path(args)
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError) as exc:
+                raise CliError(
+                    f"cannot use the cache folder {path.parent}: a file, not a folder, is in the way "
+                    f"({exc.filename})"
+                ) from exc
         self.tofu = _RecordingTofu(path)
         self.refresh = bool(getattr(args, "refresh", False))
         self.client = RobotsClient(
