@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import random
 import uuid
+import zlib
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,16 @@ def test_a_gzip_member_of_text_is_one_row(tmp_path: Path) -> None:
     """A member holding text, not a record, gave two rows, the first called an empty response block."""
     rows = _rows(tmp_path, [_good(0), b"hello world this is not warc\n" * 10, _good(1)])
     assert len(rows) == 3 and "hello world" in str(rows[1]["error"]) and rows[1]["outcome"] is None
+
+
+def test_a_stacked_bomb_is_cut_at_the_size_cap(tmp_path: Path) -> None:
+    """gzip(gzip(256 MiB of zeros)) is 1 KB in the record: each layer's output is bounded, so the
+    body is counted to the cap (64 MiB) and judged on its first 500 KiB, not inflated whole."""
+    layer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    inner = b"".join(layer.compress(bytes(1 << 20)) for _ in range(256)) + layer.flush()
+    bomb = _record(_plain(gzip.compress(inner), (b"Content-Encoding", b"gzip, gzip")))
+    path = tmp_path / "x.warc.gz"
+    path.write_bytes(b"".join(gzip.compress(m, mtime=0) for m in (_good(0), bomb, _good(1))))
+    rows = list(read_warc(str(path), MAX))
+    assert len(rows) == 3 and rows[1].error is None and rows[1].truncated
+    assert rows[1].size is not None and 64 << 20 <= rows[1].size <= (64 << 20) + (1 << 20)

@@ -707,6 +707,7 @@ class _Codings:
         self._names = list(reversed(names))
         self._stages = [zlib.decompressobj(_ZLIB_WBITS[name]) for name in self._names]
         self._members = 0
+        self._made = [0] * len(self._names)  # bytes each stage has put out
 
     @property
     def finished(self) -> bool:
@@ -722,10 +723,23 @@ class _Codings:
     def _through(self, index: int, name: str, data: bytes) -> list[bytes]:
         out: list[bytes] = []
         stage = self._stages[index]
+        last = index == len(self._names) - 1
         while data:
-            out.append(stage.decompress(data, _READ))
-            while stage.unconsumed_tail:
-                out.append(stage.decompress(stage.unconsumed_tail, _READ))
+            piece = stage.decompress(data, _READ)
+            while True:
+                out.append(piece)
+                self._made[index] += len(piece)
+                if self._made[index] > _SIZE_CAP:
+                    # A bomb: the last stage stops here (the size cap ends the read), and a
+                    # layer inside expanding this far is hostile (stacked bombs multiply).
+                    if last:
+                        return out
+                    raise _BadBody(
+                        f"content codings expand past {_SIZE_CAP // 1024 // 1024} MiB between layers"
+                    )
+                if not stage.unconsumed_tail:
+                    break
+                piece = stage.decompress(stage.unconsumed_tail, _READ)
             data = stage.unused_data if stage.eof else b""
             if data and name != "deflate":  # concatenated gzip members
                 self._members += 1
