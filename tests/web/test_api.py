@@ -330,3 +330,35 @@ def test_beyond_loopback_any_host_is_answered_but_origins_still_checked() -> Non
             client.post("/api/decide", json=body, headers={"Origin": "http://evil.example"}).status_code
             == 403
         )
+
+
+def test_diff_with_its_default_grid_keeps_the_request_limits(client: TestClient) -> None:
+    """With no urls and agents, 14,000 named agents made a 2.8-million-pair diff (8.5 s, 200)."""
+    many = "".join(f"User-agent: bot{i}\nDisallow: /p{i}/\n" for i in range(MAX_AGENTS + 1))
+    body = {"old_robots_txt": many, "robots_txt": ROBOTS, "urls": [], "agents": [], "profile": None}
+    response = client.post("/api/diff", json=body)
+    assert response.status_code == 413 and "give `urls` and `agents`" in response.json()["error"]
+    small = {
+        "old_robots_txt": ROBOTS,
+        "robots_txt": ROBOTS.replace("Disallow: /\n", ""),
+        "urls": [],
+        "agents": [],
+    }
+    answer = client.post("/api/diff", json={**small, "profile": None}).json()
+    assert answer["compared"] > 0 and answer["changes"]  # the default grid still works
+
+
+def test_a_grid_past_its_work_budget_is_refused_whole(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cell cap bounds the answer's size, not its cost: a fuzzed grid within every limit took 173 s."""
+    from robotskit.web import analysis
+
+    monkeypatch.setattr(analysis, "WORK_SECONDS", 0.0)  # (every grid is over it: the refusal path)
+    urls = [f"/x{i}" for i in range(40)]
+    response = client.post(
+        "/api/decide", json={"robots_txt": ROBOTS, "urls": urls, "agents": ["bot"], "profile": None}
+    )
+    assert response.status_code == 413 and "send fewer URLs or agents" in response.json()["error"]
+    monkeypatch.setattr(analysis, "WORK_SECONDS", 10.0)
+    assert len(decide(client, urls=urls, agents=["bot"])["verdicts"]) == 40  # type: ignore[arg-type]

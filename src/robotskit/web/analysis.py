@@ -7,14 +7,17 @@ worker thread and serialises what they return. Field names are the documented co
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import robotskit
 from robotskit import Decision, Diagnostic, RobotsTxt, Rule, diff_verdicts
 from robotskit.audit import audit
+from robotskit.audit.diff import default_agents, default_urls
 from robotskit.core.crawlers import CATEGORIES, load_crawlers
 from robotskit.lint import lint
+from robotskit.web.inputs import MAX_AGENTS, MAX_CELLS, InputError
 
 __all__ = [
     "audit_json",
@@ -63,9 +66,23 @@ def _verdict(url: str, agent: str, decision: Decision | str) -> JSON:
     }
 
 
+# The most work one grid may take. The cell cap bounds the answer's size, not its cost: a file
+# of many wildcard rules checked against long distinct URLs can cost milliseconds a cell
+# (a fuzzed request within every limit took 173 s). Past this the request is refused whole.
+WORK_SECONDS = 10.0
+
+
 def verdicts(robots: RobotsTxt, urls: Sequence[str], agents: Sequence[str]) -> Iterator[JSON]:
-    """One verdict per (URL, agent), URL-major: the order the grid reads in."""
-    for url in urls:
+    """One verdict per (URL, agent), URL-major: the order the grid reads in; InputError (413)
+    when the grid takes more than WORK_SECONDS."""
+    deadline = time.monotonic() + WORK_SECONDS
+    for count, url in enumerate(urls):
+        if count % 16 == 0 and time.monotonic() > deadline:
+            raise InputError(
+                f"this grid takes more than {WORK_SECONDS:.0f} s to decide ({count:,} of "
+                f"{len(urls):,} URLs done): send fewer URLs or agents per request",
+                413,
+            )
         for agent in agents:
             yield _verdict(url, agent, _decide(robots, url, agent))
 
@@ -138,6 +155,16 @@ def diff_json(
     deciding `line` (or None), which the page shows beside the verdict.
     """
     old, new = robotskit.parse(old_txt, profile), robotskit.parse(new_txt, profile)
+    # With no URLs or agents given, the grid is every rule's path x every agent either file
+    # names: the request's own limits hold for it too (14,000 groups made 2.8 million pairs).
+    urls = list(urls) or default_urls(old, new)
+    agents = list(agents) or default_agents(old, new)
+    if len(agents) > MAX_AGENTS or len(urls) * len(agents) > MAX_CELLS:
+        raise InputError(
+            f"the diff would compare {len(urls):,} URLs x {len(agents):,} agents; the limits are "
+            f"{MAX_AGENTS:,} agents and {MAX_CELLS:,} pairs per request: give `urls` and `agents`",
+            413,
+        )
     answer = diff_verdicts(old, new, urls, agents).to_dict()
     for change in answer["changes"]:
         for side in (change["before"], change["after"]):
