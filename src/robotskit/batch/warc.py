@@ -41,6 +41,9 @@ from warcio.statusandheaders import StatusAndHeadersParser  # type: ignore[impor
 
 from robotskit.batch._values import Capture
 from robotskit.errors import ProtocolViolation
+
+# The live client's bounds (a longer stack of codings, more gzip members: hostile), held alike here.
+from robotskit.fetch.http import MAX_CODINGS, MAX_GZIP_MEMBERS
 from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import fetch_flow, run_flow
 from robotskit.policy.messages import FetchRequest, FetchResponse
@@ -628,13 +631,6 @@ class _BadBody(Exception):
     """The body's framing or coding is not one an HTTP client would accept: a bad response."""
 
 
-# Codings undone, as the live client's (robotskit.fetch.http): a longer stack is hostile, and
-# so are more gzip members than a real server writes (each costs a decompressor and an empty
-# one yields nothing, so millions would never reach the size cap).
-_MAX_CODINGS = 4
-_MAX_MEMBERS = 1024
-
-
 def _read_body(record: Any, keep: int) -> tuple[bytes, int, int, bool]:
     """The first `keep` + 1 decoded bytes, the decoded size (counted up to `_SIZE_CAP`), the
     encoded bytes read, and whether the body was read to its end.
@@ -697,7 +693,7 @@ class _Codings:
 
     def __init__(self, encoding: str) -> None:
         names = [name.strip() for name in encoding.split(",") if name.strip() and name.strip() != "identity"]
-        if len(names) > _MAX_CODINGS:
+        if len(names) > MAX_CODINGS:
             raise _BadBody(f"{len(names)} stacked content codings")
         unknown = [name for name in names if name not in _ZLIB_WBITS]
         if unknown:
@@ -743,8 +739,8 @@ class _Codings:
             data = stage.unused_data if stage.eof else b""
             if data and name != "deflate":  # concatenated gzip members
                 self._members += 1
-                if self._members > _MAX_MEMBERS:
-                    raise _BadBody(f"more than {_MAX_MEMBERS} gzip members")
+                if self._members > MAX_GZIP_MEMBERS:
+                    raise _BadBody(f"more than {MAX_GZIP_MEMBERS} gzip members")
                 stage = self._stages[index] = zlib.decompressobj(_ZLIB_WBITS[name])
             elif data:
                 break  # bytes after a deflate stream: ignored, as zlib does

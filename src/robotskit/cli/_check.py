@@ -40,6 +40,7 @@ from robotskit.core.agents import product_token
 from robotskit.core.model import Decision, Group
 from robotskit.errors import InvalidURL
 from robotskit.lint.runner import match_end, token_for
+from robotskit.lint.value_checks import looks_like_html
 from robotskit.policy.authority import authority_key, robots_txt_url
 
 if TYPE_CHECKING:
@@ -104,9 +105,6 @@ def check_url(url: str) -> None:
     raise CliError(f"{url!r} is neither a URL nor a path: write https://{url} or /{url.lstrip('/')}")
 
 
-_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body")
-
-
 def warn_doubts(source: str, robots: RobotsTxt) -> None:
     """Warn when a verdict stands on a file that is cut or may not be what it seems: the verdict
     is the one a crawler would reach, but the user should not take it for the whole story."""
@@ -125,8 +123,7 @@ def warn_doubts(source: str, robots: RobotsTxt) -> None:
         )
     elif codes["RK102"] * 2 > max(len(robots.lines), 1):
         warn(f"{shown} is mostly not UTF-8 text: is it a robots.txt file? (RFC 9309 2.2)")
-    head = robots.body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if head.startswith(_HTML_STARTS) or b"<html" in head:
+    if looks_like_html(robots.body):
         warn(f"{shown} looks like an HTML page (an error page?), not a robots.txt file")
     elif not robots.groups and (unread := codes["RK110"] + codes["RK112"]):
         warn(

@@ -277,9 +277,15 @@ def _content_usage(ctx: Context) -> Iterable[Diagnostic]:
                 )
 
 
+def looks_like_html(body: bytes) -> bool:
+    """Does `body` start like an HTML (or XML) page rather than a robots.txt? (An error page served
+    as robots.txt: lint's RK230, and the CLI's warning beside a verdict on such a file.)"""
+    head = body[:2048].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith(_HTML_START) or b"<html" in head[:1024]
+
+
 def _html(ctx: Context) -> Iterable[Diagnostic]:
-    head = ctx.robots.body[:2048].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if head.startswith(_HTML_START) or b"<html" in head[:1024]:
+    if looks_like_html(ctx.robots.body):
         yield ctx.diag(
             "RK230",
             1,
