@@ -62,3 +62,40 @@ def test_no_caller_compares_profile_names() -> None:
         if compare.search(line)
     ]
     assert not offenders, offenders
+
+
+def _modules_after(statement: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `statement`."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    code = f"{statement}\nimport sys\nprint('\\n'.join(sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return set(result.stdout.split())
+
+
+def test_parsing_and_the_batch_reader_do_not_load_httpx() -> None:
+    """`import robotskit` (parse and check) and a batch of WARC files never need the HTTP stack."""
+    for statement in ("import robotskit", "import robotskit.batch.runner"):
+        loaded = _modules_after(statement)
+        assert "httpx" not in loaded, statement
+        assert "robotskit.client.clients" not in loaded, statement
+    assert "robotskit.cache.sqlite" not in _modules_after("import robotskit")
+
+
+def test_lazy_facade_names_resolve_to_their_modules() -> None:
+    """Every name of `robotskit.__all__` resolves (lazily loaded ones on first use), and dir() lists it."""
+    import importlib
+
+    import robotskit
+
+    for name in robotskit.__all__:
+        assert getattr(robotskit, name) is not None, name
+    assert set(robotskit.__all__) <= set(dir(robotskit))
+    from robotskit import RobotsClient  # the `from` form goes through the same hook
+
+    assert RobotsClient is importlib.import_module("robotskit.client.clients").RobotsClient
+    try:
+        robotskit.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+    except AttributeError as exc:
+        assert "NoSuchName" in str(exc)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from robotskit import RobotsClient, RobotsEntry, authority_key
+from robotskit import RobotsEntry, authority_key
 from robotskit.batch._values import Capture
 from robotskit.batch.warc import read_warc
 from robotskit.batch.warc_ranges import MemberIndex, read_warc_range, split_points
@@ -404,6 +404,10 @@ def read_hosts(unit: InputUnit, max_bytes: int, options: FetchOptions) -> Iterat
     def slot(key: str) -> threading.BoundedSemaphore:
         with guard:
             return locks.setdefault(key, threading.BoundedSemaphore(max(1, options.per_host)))
+
+    # Here, not at the top: the client imports httpx (about 0.1 s), which a run of WARC files and
+    # robots.txt files never needs.
+    from robotskit.client.clients import RobotsClient  # noqa: PLC0415
 
     source = shown(unit.path)  # a file name that is not UTF-8 could not be written to the results
     with RobotsClient(

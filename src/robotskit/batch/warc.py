@@ -43,10 +43,9 @@ from robotskit.batch._values import Capture
 from robotskit.errors import ProtocolViolation
 
 # The live client's bounds (a longer stack of codings, more gzip members: hostile), held alike here.
-from robotskit.fetch.http import MAX_CODINGS, MAX_GZIP_MEMBERS
 from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import fetch_flow, run_flow
-from robotskit.policy.messages import FetchRequest, FetchResponse
+from robotskit.policy.messages import MAX_CODINGS, MAX_GZIP_MEMBERS, FetchRequest, FetchResponse
 
 # warcio logs what it repairs in hostile records (spaces in a target URI): with no handler of its
 # own, Python's last-resort handler would print each one on a batch run's stderr. An

@@ -41,9 +41,9 @@ import httpx
 from robotskit.errors import FetchError, FetchTimeout, InvalidArgument, InvalidURL, ProtocolViolation
 from robotskit.fetch._transport import AsyncDeadlineTransport, DeadlineTransport
 from robotskit.fetch._transport import deadline as total_deadline
-from robotskit.policy.messages import FetchRequest, FetchResponse
+from robotskit.policy.messages import MAX_CODINGS, MAX_GZIP_MEMBERS, FetchRequest, FetchResponse
 
-__all__ = ["AsyncHttpFetcher", "HttpFetcher"]
+__all__ = ["MAX_CODINGS", "MAX_GZIP_MEMBERS", "AsyncHttpFetcher", "HttpFetcher"]
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +51,6 @@ log = logging.getLogger(__name__)
 # sends another one anyway (br, zstd) has its body passed through undecoded, as httpx does.
 _ACCEPT_ENCODING = "gzip, deflate"
 _PULL = 64 * 1024
-# Real servers send one coding, rarely two; a long stack is hostile (each layer is a decoder).
-MAX_CODINGS = 4
-# Concatenated gzip members are legal but rare (BGZF writes one per 64 KiB: ~8 for 500 KiB).
-# Each new member costs a decompressor and an empty one yields nothing, so millions of empty
-# members would never trip the size limit: past this many the body is hostile.
-MAX_GZIP_MEMBERS = 1024
 # Bytes one coding may hand the next, as a multiple of (limit + one pull). An honest inner
 # layer is compressed, so smaller than the limit; a hostile one (empty members or empty deflate
 # blocks, from a few KB on the wire through stacked bombs) is CPU spent on no output.

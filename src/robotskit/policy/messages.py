@@ -13,6 +13,14 @@ from typing import Protocol, runtime_checkable
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 512_000
+# Body-decoding bounds every reader of a served body applies (the HTTP fetchers, and the batch
+# reader of archived responses): defined here, with no I/O, so the batch need not import httpx.
+# Real servers send one coding, rarely two; a long stack is hostile (each layer is a decoder).
+MAX_CODINGS = 4
+# Concatenated gzip members are legal but rare (BGZF writes one per 64 KiB: ~8 for 500 KiB).
+# Each new member costs a decompressor and an empty one yields nothing, so millions of empty
+# members would never trip the size limit: past this many the body is hostile.
+MAX_GZIP_MEMBERS = 1024
 
 
 @dataclass(frozen=True, slots=True)
