@@ -199,3 +199,29 @@ def test_host_lists_and_warc_files_whose_names_are_not_utf8_are_read(
     [line] = by_source[f"{tmp_path}/hosts\\xff.lst"]
     assert "not a host" in line["error"]
     assert sum(r["outcome"] == "ok" for r in by_source[f"{tmp_path}/crawl\\xff.warc.gz"]) >= 2
+
+
+@pytest.mark.timeout(60)  # before the fix /dev/zero was read without end: fail, do not hang
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_pipe_or_device_given_as_input_is_refused_before_it_is_opened(
+    tmp_path: Path, agents_file: Path, kind: str
+) -> None:
+    """A FIFO (what `<(...)` passes) or /dev/zero given as an input is one InputError naming it:
+    before, the FIFO hung the run in its open and /dev/zero was read as a host list without end."""
+    from robotskit.batch.inputs import InputError
+
+    if kind == "fifo":
+        given = tmp_path / "hosts.txt"
+        os.mkfifo(given)
+        expected = "a FIFO"
+    else:
+        given = Path("/dev/zero")
+        if not given.exists():
+            pytest.skip("no /dev/zero here")
+        expected = "a character device"
+    config = BatchConfig(agents=load_agents(agents_file))
+    released = _released(given) if kind == "fifo" else contextlib.nullcontext()
+    with released, pytest.raises(InputError, match=expected) as caught:
+        run_batch([given], tmp_path / "r.parquet", config, scheduler="sync", progress=False)
+    assert str(given) in str(caught.value)
+    assert "\n" not in str(caught.value)

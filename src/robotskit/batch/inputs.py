@@ -122,10 +122,20 @@ def _warc_units(path: Path, split: int | None) -> list[InputUnit]:
 
 
 def _check_readable(path: Path) -> None:
-    if not path.exists():
-        raise InputError(f"no such input: {path}")
     try:
-        if path.is_dir():
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"no such input: {path}") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read input {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    # A pipe (`<(...)`), a device or a socket is refused before it is opened: opening a FIFO to
+    # read waits for a writer, /dev/zero never ends, and a pipe could not be read twice (the
+    # run counts its lines, then reads them) nor be recognised on a rerun.
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
+        raise InputError(f"input {path} is not a regular file or folder ({kind}): save it to a file first")
+    try:
+        if stat.S_ISDIR(mode):
             next(iter(path.iterdir()), None)
         else:
             with path.open("rb") as fh:
