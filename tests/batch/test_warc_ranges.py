@@ -234,12 +234,16 @@ def test_whole_index_is_merged_once_per_file_version(tricky: Path) -> None:
     assert first.by_url == scans[0].by_url
 
 
-def test_sync_reads_whole_files_and_dask_schedulers_split_them(
+def test_sync_splits_big_files_too_and_its_rows_equal_a_whole_read(
     tricky: Path, tmp_path: Path, config: BatchConfig
 ) -> None:
-    out = tmp_path / "r.parquet"
-    summary = run_batch([tricky], out, config, scheduler="sync", range_bytes=TINY)
-    assert summary.units == 1
+    """Every scheduler cuts a big file into ranges (memory stays flat whatever the file's size),
+    with the rows of a whole read; `range_bytes=None` reads it whole."""
+    ranged, whole = tmp_path / "ranged.parquet", tmp_path / "whole.parquet"
+    summary = run_batch([tricky], ranged, config, scheduler="sync", range_bytes=TINY)
+    assert summary.units > 8
+    assert run_batch([tricky], whole, config, scheduler="sync", range_bytes=None).units == 1
+    assert pq.read_table(ranged).to_pylist() == pq.read_table(whole).to_pylist()
 
 
 @pytest.mark.slow
@@ -247,7 +251,7 @@ def test_local_scheduler_runs_ranges_and_equals_sync(
     tricky: Path, tmp_path: Path, config: BatchConfig
 ) -> None:
     sync, local = tmp_path / "sync.parquet", tmp_path / "local.parquet"
-    run_batch([tricky], sync, config, scheduler="sync")
+    run_batch([tricky], sync, config, scheduler="sync", range_bytes=None)  # the whole read
     summary = run_batch([tricky], local, config, scheduler="local", workers=2, range_bytes=TINY)
     assert summary.units > 8
     assert pq.read_table(local).to_pylist() == pq.read_table(sync).to_pylist()

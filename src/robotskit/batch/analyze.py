@@ -410,9 +410,15 @@ class Analyzer:
             verdict=PARTIAL if allowed and blocked else ALLOWED if allowed else DISALLOWED,
             root=verdicts[0],
             paths=tuple(verdicts[1:]),
-            crawl_delay=robots.crawl_delay(agent),
+            crawl_delay=_delay(robots.crawl_delay(agent)),
             content_signal=None if signal is None else (signal.search, signal.ai_input, signal.ai_train),
         )
+
+
+def _delay(seconds: float | None) -> float | None:
+    """A crawl delay as a row shows it: `Crawl-delay: -0` is 0 seconds, shown as 0.0 (equal
+    verdicts share one Arrow block, robotskit.batch.output, and -0.0 == 0.0 would mix them)."""
+    return None if seconds is None else seconds + 0.0
 
 
 def _own_probes(

@@ -257,15 +257,17 @@ def run_batch(
 ) -> BatchSummary:
     """Analyze every capture of `inputs` into the Parquet file `out`; see the module docstring.
 
-    `range_bytes`: under a Dask scheduler, a `.warc.gz` file bigger than this is cut into byte
-    ranges of about this size, each a unit (None: never). The sync run reads whole files.
+    `range_bytes`: a `.warc.gz` file bigger than this is cut into byte ranges of about this size,
+    each a unit (None: never). Under every scheduler, `sync` included: a unit's rows are held until
+    it ends (about 4 KiB of Arrow data per capture for the 94 default agents, and again while
+    written), so a whole 137 MB file read as one unit peaked at 888 MB, and ranges keep memory
+    flat whatever the file's size (and a rerun after Ctrl-C resumes per range).
     """
     started = time.monotonic()
     out = Path(out)
     if out.exists() and not out.is_file():  # a FIFO or a device: the final rename would replace it
         raise InputError(f"the output {shown(str(out))} exists and is not a regular file")
-    split = None if scheduler in (None, "sync") else range_bytes
-    plan = discover(inputs, chunk, split)  # raises InputError before anything starts
+    plan = discover(inputs, chunk, range_bytes)  # raises InputError before anything starts
     parts = out.with_name(out.name + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
     units = plan.units
