@@ -81,6 +81,15 @@ def test_parsing_and_the_batch_reader_do_not_load_httpx() -> None:
     assert "robotskit.cache.sqlite" not in _modules_after("import robotskit")
 
 
+def test_the_console_entry_loads_nothing_before_its_ctrl_c_handling() -> None:
+    """The `robotskit` script imports `robotskit.cli.main` alone: the commands, rich and the core
+    load inside `main`, where Ctrl-C ends the command with 130 instead of a traceback."""
+    loaded = {
+        name for name in _modules_after("from robotskit.cli import main") if name.startswith("robotskit")
+    }
+    assert loaded == {"robotskit", "robotskit.cli"}
+
+
 def test_lazy_facade_names_resolve_to_their_modules() -> None:
     """Every name of `robotskit.__all__` resolves (lazily loaded ones on first use), and dir() lists it."""
     import importlib

@@ -16,7 +16,43 @@ and `_main` (the parser, where every subcommand is registered, and the dispatche
 
 from __future__ import annotations
 
-from robotskit.cli._main import build_parser, main
-from robotskit.cli._sources import default_cache_path, split_targets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from robotskit.cli._main import build_parser
+    from robotskit.cli._sources import default_cache_path, split_targets
 
 __all__ = ["build_parser", "default_cache_path", "main", "split_targets"]
+
+_LAZY = {
+    "build_parser": "robotskit.cli._main",
+    "default_cache_path": "robotskit.cli._sources",
+    "split_targets": "robotskit.cli._sources",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it).
+
+    Everything the commands need is imported here, inside the Ctrl-C handling: the console script
+    imports only this light module, so a Ctrl-C while the command is still loading (about 0.2 s)
+    ends it with status 130 and no traceback.
+    """
+    try:
+        from robotskit.cli._main import main as run  # noqa: PLC0415
+
+        return run(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'robotskit.cli' has no attribute {name!r}")
+    import importlib  # noqa: PLC0415
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
