@@ -244,6 +244,9 @@ def test_sync_splits_big_files_too_and_its_rows_equal_a_whole_read(
     assert summary.units > 8
     assert run_batch([tricky], whole, config, scheduler="sync", range_bytes=None).units == 1
     assert pq.read_table(ranged).to_pylist() == pq.read_table(whole).to_pylist()
+    from robotskit.batch import warc_ranges
+
+    assert not warc_ranges._MERGED  # the run leaves no file index behind in its caller
 
 
 @pytest.mark.slow

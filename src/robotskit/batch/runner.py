@@ -51,7 +51,7 @@ from robotskit.batch.inputs import (
     unit_fingerprint,
 )
 from robotskit.batch.shared import shared_facts
-from robotskit.batch.warc_ranges import RANGE_BYTES, MemberIndex, scan
+from robotskit.batch.warc_ranges import RANGE_BYTES, MemberIndex, forget_indexes, scan
 
 DONE = "done.jsonl"
 # A unit keeps at most this many captures (their bodies) waiting for another worker's verdict.
@@ -381,6 +381,7 @@ def _execute(
                 yield uid, unit, process_unit(unit, config, fetch)
         finally:
             forget()
+            forget_indexes()  # nor the URL index of the last file it read in ranges
         return
     import distributed  # noqa: PLC0415 - the batch extra
 

@@ -107,6 +107,12 @@ def whole_index(path: str, scans: Sequence[MemberIndex] | None) -> MemberIndex:
     return index
 
 
+def forget_indexes() -> None:
+    """Drop the file indexes this process keeps (a sync run leaves none behind in its caller)."""
+    _MERGED.clear()
+    _exact_targets.cache_clear()
+
+
 @dataclass(frozen=True, slots=True)
 class MemberIndex:
     """Candidate offsets by `url_key`, in file order; members that are candidates for any URL;
