@@ -121,7 +121,7 @@ def to_table(
 # before it met (everything allowed, everything blocked, ...). Built per body and per unit, they
 # were 0.8 s of CPU (of 13) on the 21,848-capture set, 3x that with its one file cut in ranges.
 _BUILT: dict[tuple[tuple[str, ...], AgentVerdicts], pa.Array] = {}
-_MAX_BUILT = 4096  # about 4 KiB each for the 94 default agents
+_MAX_BUILT = 1024  # about 4 KiB each for the 94 default agents: 4 MiB at most
 
 
 def _agents_column(rows: Sequence[Row], agents: Sequence[str]) -> pa.Array:
