@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "robotskit"
 
@@ -87,7 +89,7 @@ def test_the_console_entry_loads_nothing_before_its_ctrl_c_handling() -> None:
     loaded = {
         name for name in _modules_after("from robotskit.cli import main") if name.startswith("robotskit")
     }
-    assert loaded == {"robotskit", "robotskit.cli"}
+    assert loaded == {"robotskit", "robotskit._lazy", "robotskit.cli"}
 
 
 def test_lazy_facade_names_resolve_to_their_modules() -> None:
@@ -108,3 +110,58 @@ def test_lazy_facade_names_resolve_to_their_modules() -> None:
         assert "NoSuchName" in str(exc)
     else:
         raise AssertionError("an unknown name must raise AttributeError")
+
+
+_RACE = """
+import sys, threading, random
+import robotskit
+rng = random.Random(int(sys.argv[1]))
+names = [n for n in robotskit.__all__ if n != "__version__"]
+rng.shuffle(names)
+groups = [names[i::8] for i in range(8)] + [["PolicyConfig"], ["authority_key"]]
+bar = threading.Barrier(len(groups))
+errors = []
+def read(group):
+    bar.wait()
+    for name in group:
+        try:
+            getattr(robotskit, name)
+        except Exception as exc:
+            errors.append(f"{name}: {type(exc).__name__}: {exc}")
+threads = [threading.Thread(target=read, args=(g,)) for g in groups]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("\\n".join(errors))
+"""
+
+
+def test_threads_reading_lazy_names_at_once_all_get_them() -> None:
+    """Ten threads reading the facade's names at the same moment, in a fresh interpreter each time:
+    before the lazy imports were serialised, two threads reading `PolicyConfig` and `authority_key`
+    failed 41 times in 50 (a deadlock error, or a name missing from a half-initialised module)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    for seed in range(8):
+        result = subprocess.run(
+            [sys.executable, "-c", _RACE, str(seed)], env=env, capture_output=True, text=True, check=True
+        )
+        assert result.stdout.strip() == "", result.stdout
+
+
+def test_a_ctrl_c_wrapped_by_a_class_body_is_still_exit_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C landing in a class body's `__set_name__` while a module loads reaches the command as
+    RuntimeError (Python wraps it): `robotskit.cli.main` still ends with 130, and any other
+    RuntimeError still propagates."""
+    from robotskit import cli
+    from robotskit.cli import _main
+
+    def wrapped(argv: object = None) -> int:
+        raise RuntimeError("Error calling __set_name__ on 'Field' instance") from KeyboardInterrupt()
+
+    def broken(argv: object = None) -> int:
+        raise RuntimeError("a defect")
+
+    monkeypatch.setattr(_main, "main", wrapped)
+    assert cli.main(["check"]) == 130
+    monkeypatch.setattr(_main, "main", broken)
+    with pytest.raises(RuntimeError, match="a defect"):
+        cli.main(["check"])

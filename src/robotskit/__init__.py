@@ -8,7 +8,7 @@
 The core (parse, match) uses only the standard library. See README.md for the tour.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from robotskit.audit.diff import VerdictChange, VerdictDiff, diff_verdicts
@@ -100,20 +100,11 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'robotskit' has no attribute {name!r}")
-    import importlib  # noqa: PLC0415 - only on a lazy name's first use
+# (Hidden from type checkers, which then flag a misspelt name instead of reading it as Any.)
+if not TYPE_CHECKING:
+    from robotskit._lazy import lazy_names
 
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next lookup is an ordinary module attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
-
+    __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
 
 __version__ = "0.1.0"
 

@@ -225,3 +225,16 @@ def test_a_pipe_or_device_given_as_input_is_refused_before_it_is_opened(
         run_batch([given], tmp_path / "r.parquet", config, scheduler="sync", progress=False)
     assert str(given) in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_an_empty_input_path_is_refused_and_names_are_escaped(tmp_path: Path) -> None:
+    """`robotskit batch ""` read the working directory (Path("") is "."); a missing input whose name
+    holds a terminal escape was printed raw."""
+    from robotskit.batch.inputs import InputError, discover
+
+    with pytest.raises(InputError, match="empty"):
+        discover([""])
+    with pytest.raises(InputError) as caught:
+        discover([str(tmp_path / "\x1b[31mred\nline")])
+    assert "\x1b" not in str(caught.value) and "\n" not in str(caught.value)
+    assert "\\x1b[31mred\\nline" in str(caught.value)

@@ -96,6 +96,8 @@ def discover(paths: Sequence[str | Path], chunk: int = DEFAULT_CHUNK, split: int
     units: list[InputUnit] = []
     skipped = 0
     for raw in paths:
+        if not os.fspath(raw):  # (Path("") is ".": the run would read the working directory)
+            raise InputError("an input path is empty")
         path = Path(raw)
         _check_readable(path)
         kind = kind_of(path)
@@ -122,18 +124,19 @@ def _warc_units(path: Path, split: int | None) -> list[InputUnit]:
 
 
 def _check_readable(path: Path) -> None:
+    name = _quoted(str(path))  # escapes, so that a hostile name cannot drive the terminal
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise InputError(f"no such input: {path}") from None
+        raise InputError(f"no such input: {name}") from None
     except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read input {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(f"cannot read input {name}: {getattr(exc, 'strerror', None) or exc}") from None
     # A pipe (`<(...)`), a device or a socket is refused before it is opened: opening a FIFO to
     # read waits for a writer, /dev/zero never ends, and a pipe could not be read twice (the
     # run counts its lines, then reads them) nor be recognised on a rerun.
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         kind = next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
-        raise InputError(f"input {path} is not a regular file or folder ({kind}): save it to a file first")
+        raise InputError(f"input {name} is not a regular file or folder ({kind}): save it to a file first")
     try:
         if stat.S_ISDIR(mode):
             next(iter(path.iterdir()), None)
@@ -141,7 +144,7 @@ def _check_readable(path: Path) -> None:
             with path.open("rb") as fh:
                 fh.read(1)
     except OSError as exc:
-        raise InputError(f"cannot read input {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read input {name}: {exc.strerror or exc}") from None
 
 
 def _chunks(kind: str, path: Path, items: list[Item], chunk: int) -> Iterator[InputUnit]:

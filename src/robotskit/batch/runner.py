@@ -460,8 +460,8 @@ def local_cluster(workers: int | None = None) -> Any:
     engine: Any = distributed  # distributed ships no type hints
     # The cluster is ours and has no dashboard: its workers need not sample their own stacks or
     # poll the machine as often (the Nanny hands this config to each worker process).
-    with _workers_ignore_ctrl_c(), dask.config.set(QUIET_CLUSTER):
-        return engine.LocalCluster(
+    with _workers_ignore_ctrl_c() as pressed, dask.config.set(QUIET_CLUSTER):
+        cluster = engine.LocalCluster(
             n_workers=workers or os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
@@ -469,18 +469,28 @@ def local_cluster(workers: int | None = None) -> Any:
             scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
             silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
         )
+    if pressed:  # Ctrl-C while the cluster started: stop now, as at any other moment
+        with _quiet(), contextlib.suppress(Exception):
+            cluster.close()
+        raise KeyboardInterrupt
+    return cluster
 
 
 @contextlib.contextmanager
-def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """Start worker processes with SIGINT ignored: Ctrl-C reaches the whole process group, and
-    only this process should answer it (by closing the cluster), not every worker with a traceback."""
+def _workers_ignore_ctrl_c() -> Iterator[list[int]]:
+    """Start worker processes deaf to SIGINT: Ctrl-C reaches the whole process group, and only
+    this process should answer it (by closing the cluster), not every worker with a traceback.
+
+    The forked workers inherit a handler that only notes the signal. SIG_IGN would do for them,
+    but in this process it threw away a Ctrl-C pressed while the cluster started (the run went on
+    to the end and exited 0): the caller gets the list of what was noted, to act on it."""
+    pressed: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield pressed
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
     try:
-        yield
+        yield pressed
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -17,7 +17,7 @@ and `_main` (the parser, where every subcommand is registered, and the dispatche
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from robotskit.cli._main import build_parser
@@ -45,14 +45,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(argv)
     except KeyboardInterrupt:
         return 130
+    except RuntimeError as exc:
+        # Python wraps what a class body's `__set_name__` raises (dataclass fields, cached
+        # properties) in RuntimeError: a Ctrl-C landing there while a module loads arrives so.
+        if interrupted(exc):
+            return 130
+        raise
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'robotskit.cli' has no attribute {name!r}")
-    import importlib  # noqa: PLC0415
+def interrupted(exc: BaseException) -> bool:
+    """Is a KeyboardInterrupt the cause (or context) of `exc`, however deep?"""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+
+if not TYPE_CHECKING:  # (hidden from type checkers: a misspelt name is then an error)
+    from robotskit._lazy import lazy_names
+
+    __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

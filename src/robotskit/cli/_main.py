@@ -17,6 +17,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from robotskit.cli import interrupted
 from robotskit.cli._audit import cmd_audit
 from robotskit.cli._cache import add_cache_command, cmd_cache
 from robotskit.cli._check import cmd_check, cmd_explain
@@ -326,6 +327,8 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a defect of robotskit: one line and exit 2, never a traceback
+        if interrupted(exc):  # a Ctrl-C while a module loaded, wrapped (robotskit.cli.main)
+            return 130
         return _fail(out, args, f"internal error, please report it: {type(exc).__name__}: {exc}")
 
 

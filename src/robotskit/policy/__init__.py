@@ -2,21 +2,24 @@
 backoff and stale copies. No sockets here: `robotskit.fetch` holds the adapters.
 """
 
-from robotskit.policy.flow import (
-    DEFAULT_POLICY,
-    Flow,
-    Outcome,
-    PolicyConfig,
-    RobotsEntry,
-    arun_flow,
-    decide,
-    fetch_flow,
-    format_time,
-    parse_max_age,
-    parse_retry_after,
-    resolve_profile,
-    run_flow,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from robotskit.policy.flow import (
+        DEFAULT_POLICY,
+        Flow,
+        Outcome,
+        PolicyConfig,
+        RobotsEntry,
+        arun_flow,
+        decide,
+        fetch_flow,
+        format_time,
+        parse_max_age,
+        parse_retry_after,
+        resolve_profile,
+        run_flow,
+    )
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -33,3 +36,11 @@ __all__ = [
     "resolve_profile",
     "run_flow",
 ]
+# Loaded on first use (robotskit._lazy): `robotskit.policy.authority` alone must not import the
+# flow, which imports it (two threads importing one and the other deadlocked on that cycle).
+_LAZY = dict.fromkeys(__all__, "robotskit.policy.flow")
+
+if not TYPE_CHECKING:
+    from robotskit._lazy import lazy_names
+
+    __getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())
