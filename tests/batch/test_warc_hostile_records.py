@@ -4,6 +4,7 @@ where the record cannot tell what the server sent, and the records around it are
 from __future__ import annotations
 
 import gzip
+import itertools
 import random
 import uuid
 import zlib
@@ -199,3 +200,48 @@ def test_a_stacked_bomb_is_cut_at_the_size_cap(tmp_path: Path) -> None:
     rows = list(read_warc(str(path), MAX))
     assert len(rows) == 3 and rows[1].error is None and rows[1].truncated
     assert rows[1].size is not None and 64 << 20 <= rows[1].size <= (64 << 20) + (1 << 20)
+
+
+# Six gzip members, the fourth holding two records (found by fuzzing): warcio reported the second
+# record at its member's own offset and the next member at offset 0, both gzip magics, so the
+# reader resumed at the top of the file for ever (a 1,688-byte file grew a process to 720 MB).
+# Kept as bytes: the offsets that matter depend on the exact compressed sizes.
+_ROUND_AND_ROUND = (
+    "H4sIAAAAAAACA2VP22rCQBCV+lIC+YbOB3TN7sao3V5AtLRCS0uICH3bJJO4EDdLHIv2F/rTTYoitMM8DGdmzmU1jWeBGHDf"
+    "W7UTSw4OFTS4dbXd4hGMMaubnC3mCu52jVW7nckVjyajNE0nbIQ3ERsKKVhWjMcMhzrkYVFgEeLDkWCuqWWVXEaMh4yLhHP1"
+    "2x8nWd2USGwZLxSsiZwKgnU4wL3euAqDve/Nakto6ehPO1eZTJOpbdCd38JmW1K7uj87P328oC1prUCMpO/53nOSvLd5BUQ8"
+    "hKXVn9pUOq3wrwThngJXaWN9L0ZqDmxaEDYKVphfgxTwllGbSETAx0pO2izw9JqcWR5tVufGlgrKL+P+25G8c3P1fdnr6qLf"
+    "752qw38A4rs5k5YBAAAfiwgAAAAAAAQDXY9La8MwEITvAv8HnQuyZAc7tvqAkBwaWmgJDoHeZHv9AEcS8pq6/75KsQkU9rDs"
+    "MN/OXHanPY9CEZCL31jxY0FSB6M1eoTleILKuJodD5I+TU7LaeprmUJWV9sGWJQKYFWTJSzf5jVL0qaMRV4mdVa/LICDQk+N"
+    "RZwwsWEiKoSQf/O1vlWuBWTn01HSDtGOkvNOhDCrqx2AO1MaHEOcMSB7oxE0LkmVtUNfKeyN5jfjI72OLfoSz/cOq+MddIud"
+    "pFkWkIC8FsWnLx75WIJ+vP0HI8zI7aB6fVdWQLy5Ac4jOKZan0XSB7IbBvMtKfdCQH4BoG8pJ1UBAAAfiwgAAAAAAAIDTZDB"
+    "asMwDIbvgbyDX8CxE69p6nWD0Y61sMMIGYXdPFtNAq3t2Qpkb79kZKxIByHp//Sj01O9Y3nG0+Q0VbT59iBJgK8BIi69GrQL"
+    "hh73kmyHYOUw9EZqXpYgKk3LDS+pWa0rqiqxoeZcCQVG3+VQPC6AvcIJWvBiRbmgPG84l7/58XdVhRaQvtdHSTpELxnreAaj"
+    "uvoLsOA+HcYMx8nQzlkEi4tP5f2l1wp7Z9msuyfX2OI0eggQvbMR/hWvYFvsJBHrNEmTl+eG3IDJoWnepjfkaXJwESUZ56U5"
+    "fgA+ZAK6IAEAAB+LCAAAAAAAAgO1kF1rwyAUhu+F/AevBzaamCa6DygtbIVejJJS2J0mJs2WqhjD0n+/dGsZ+2AXG0MvxJfz"
+    "nHOe7Ww9D8kEB2A7vlB+sIpDpzprdKdOn2tVGFei5YLDq95p3vdNycupjLOyoogRmSGZRBWqZIpRzFKV0ESkoshuToCF8CM1"
+    "wlGCcIwwyTHmr/fh3Fa4Wnm0WS853HlveRju6EQNYm9bFTojje8mfvABmBvtlfanQYW1bVMI3xgdHusu4b6r/Rhdv69wrlgp"
+    "Xfsdh4TEAQjAXZ7fj4sTSAmGt0arz2yvBh/aVjQ6AGvl3QHNKq8ch4+9fvqKjdIjddMph0Q9BhxegEXTibY1zxyGAzjG29/a"
+    "ZgmpBJOj4yIqEGWkQqlkElVZJKcpYVPK6J9sR/9km9EPsmOcwlztrXHCHX4yvjJvjUZ13w10xuMAvJ0Xc66xn8gCAAAfiwgA"
+    "AAAAAAID7ZTRSsMwFIbvC32HvECWpDW0RqfMbrDhZKN0TLyLXegKNQnJmc63N5UOQbzwAQq5CDnf+c75b7KflQVhExpH+3DD"
+    "1adVAjnlrdFeDY+lqo074NVcoNuT0+J0ag9CZXmWy4TiOuXXOGecY0nTFCvO6YHy+irn+d0gmEsI1oQmHNMUU1ZRKr7Py2Ws"
+    "dI0CvCtXAh0BrCBkmUwWz7On7XpBnHk14Cdwhns5ZXFUGA1Kw7CstLZrawmt0aTvvUFvvoFQmv7EuHSslW7gKBBjWRZHcbSs"
+    "qm1Iz8JuFG0ef6tBnYHYTrb6LwWjvWLnlcOyCSWBiuLBQDRvvew68yEQsa59D9lHaIRGaIT+D/U/yxdP8XHhmwUAAB+LCAAA"
+    "AAAABANdj9FqhDAQRd8F/8EfiImaXTW1C2X3oUsLLeKy0LeoUxU0CTqC/fvGoiwU5uFyhzlz7/0lP9PAZ65zt4oUPwaEN8Jk"
+    "tJpgM3Oo9FiT60V42TwqMc9dLeKSRekx4KTmSUTKNKwIcA7ku04Zjw/JEVhy2gAXiZYasvBAWERYUDAm/uZrfyvHBpDc8qvw"
+    "WkQjKG25D4scTA901KXGyccFXeesFYLCLag0pu8qiZ1WdL178oapQdvh+VFhv3gH1WArvCR0Hdd5LYpP2zuwqZj38fYfjLAg"
+    "Nb3s1GOzA4J4BWQtDv1JaQOZfW3lav4CDcit/04BAAA="
+)
+
+
+@pytest.mark.timeout(60)
+def test_offsets_that_go_back_end_the_pass_instead_of_looping(tmp_path: Path) -> None:
+    import base64
+
+    path = tmp_path / "loop.warc.gz"
+    path.write_bytes(base64.b64decode("".join(_ROUND_AND_ROUND)))
+    rows = list(itertools.islice(read_warc(str(path), 500_000), 50))
+    offsets = [capture.record for capture in rows]
+    assert len(rows) == 6, offsets
+    assert offsets == sorted(set(offsets))  # each offset once, forward only
+    assert [c.error for c in rows if c.error] == ["corrupt record: not at the start of a gzip member"]

@@ -360,9 +360,13 @@ class _Pass:
         iterator.loader.http_parser = _HeaderParser(parser.statuslist, parser.verify)
         try:
             for record in iterator:
-                if self.gz and os.pread(fh.fileno(), 3, iterator.offset) != _GZIP_MAGIC:
+                offset = iterator.offset
+                behind = offset < self.position or (self.last is not None and offset <= self.last)
+                if behind or (self.gz and os.pread(fh.fileno(), 3, offset) != _GZIP_MAGIC):
                     # A record inside another's gzip member (not the one record per member a
-                    # .warc.gz holds): warcio's offsets are lost from here (they even go below 0).
+                    # .warc.gz holds): warcio's offsets are lost from here (they even go below 0,
+                    # or back to an earlier member's start: resuming from there read the file
+                    # round and round for ever). Offsets only ever move forward.
                     self.lost = True
                     return
                 self.last = iterator.offset
