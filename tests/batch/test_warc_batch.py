@@ -320,8 +320,8 @@ def test_units_go_out_largest_first(tmp_path: Path) -> None:
     ("name", "content", "reason"),
     [
         ("empty.warc.gz", b"", "empty file"),
-        # a blank line, then junk: warcio yields a record of no type, and no error
-        ("junk.warc", b"\n" + bytes(range(14, 256)) * 12, "no WARC response record"),
+        # a blank line, then junk: warcio yields a record of no type, and no error (its row says so)
+        ("junk.warc", b"\n" + bytes(range(14, 256)) * 12, "unreadable record: it names no WARC-Type"),
         ("requests-only.warc", b"", "no WARC response record"),
     ],
 )

@@ -333,3 +333,84 @@ def test_found_files(
     for unit in units:
         rows += process_unit(unit, config, index=scans).to_pylist()
     assert rows == whole
+
+
+# Damaged files a fuzzing run found read differently in ranges and whole (2026-11-27).
+def _record_bytes(
+    uri: bytes, status: bytes, body: bytes = b"", *extra: tuple[bytes, bytes], kind: bytes = b"response"
+) -> bytes:
+    headers = b"".join(key + b": " + value + b"\r\n" for key, value in extra)
+    http = b"HTTP/1.1 %s\r\nContent-Type: text/plain\r\n%sContent-Length: %d\r\n\r\n%s" % (
+        status,
+        headers,
+        len(body),
+        body,
+    )
+    head = (
+        b"WARC/1.0\r\nWARC-Type: %s\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-%012d>\r\n"
+        b"WARC-Date: 2025-03-01T00:00:00Z\r\nWARC-Target-URI: %s\r\n"
+        b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n"
+    ) % (kind, len(uri), uri, len(http))
+    return head + http + b"\r\n\r\n"
+
+
+def _both(path: Path, tmp_path: Path, config: BatchConfig, cut: int) -> tuple[list[tuple[object, ...]], ...]:
+    def rows(range_bytes: int | None) -> list[tuple[object, ...]]:
+        out = tmp_path / f"r-{range_bytes}.parquet"
+        run_batch([path], out, config, scheduler="sync", range_bytes=range_bytes, progress=False)
+        table = pq.read_table(out).to_pylist()
+        return sorted((r["record"], r["url"], r["outcome"], r["final_status"], r["error"]) for r in table)
+
+    return rows(None), rows(cut)
+
+
+def test_a_redirect_target_in_a_member_without_its_trailer_is_found_by_ranges(
+    tmp_path: Path, config: BatchConfig
+) -> None:
+    """The target's member lacks its 8-byte trailer: a whole read still reads it; the scan skipped it."""
+    redirect = gzip.compress(
+        _record_bytes(
+            b"http://r.example/robots.txt", b"301 Moved", b"", (b"Location", b"http://t.example/robots.txt")
+        ),
+        mtime=0,
+    )
+    filler = gzip.compress(
+        _record_bytes(b"http://f.example/robots.txt", b"200 OK", b"User-agent: *\nAllow: /\n"), mtime=0
+    )
+    target = gzip.compress(
+        _record_bytes(b"http://t.example/robots.txt", b"200 OK", b"User-agent: *\nDisallow: /t\n"), mtime=0
+    )
+    path = tmp_path / "cut-trailer.warc.gz"
+    path.write_bytes(redirect + filler + target[:-8])
+    whole, ranged = _both(path, tmp_path, config, 200)
+    assert ranged == whole
+    assert whole[0][2:4] == ("ok", 200)  # the redirect was followed to its target
+
+
+def test_an_empty_member_before_a_cut_does_not_give_its_record_twice(
+    tmp_path: Path, config: BatchConfig
+) -> None:
+    """warcio names the record after an empty member at that member's offset: a cut between them
+    gave the record from both sides."""
+    a = gzip.compress(_record_bytes(b"http://a.example/robots.txt", b"200 OK", b"User-agent: *\n"), mtime=0)
+    b = gzip.compress(_record_bytes(b"http://b.example/robots.txt", b"200 OK", b"User-agent: *\n"), mtime=0)
+    c = gzip.compress(_record_bytes(b"http://c.example/robots.txt", b"200 OK", b"User-agent: *\n"), mtime=0)
+    path = tmp_path / "empty-member.warc.gz"
+    path.write_bytes(a + gzip.compress(b"", mtime=0) + b + c)
+    whole, ranged = _both(path, tmp_path, config, 300)
+    assert ranged == whole
+    assert [row[1] for row in whole] == [f"http://{h}.example/robots.txt" for h in "abc"]
+
+
+def test_a_record_that_names_no_warc_type_is_a_row_in_both_reads(tmp_path: Path, config: BatchConfig) -> None:
+    """A member opening with a blank line reads as a record without a WARC-Type: it was dropped
+    without a word, and the ranges then lost the file's only row."""
+    odd = gzip.compress(
+        b"\r\n" + _record_bytes(b"http://a.example/robots.txt", b"200 OK", b"User-agent: *\n"), mtime=0
+    )
+    meta = gzip.compress(_record_bytes(b"http://a.example/robots.txt", b"200 OK", kind=b"metadata"), mtime=0)
+    path = tmp_path / "no-type.warc.gz"
+    path.write_bytes(odd + meta)
+    whole, ranged = _both(path, tmp_path, config, 200)
+    assert ranged == whole
+    assert [row[4] for row in whole] == ["unreadable record: it names no WARC-Type"]

@@ -158,6 +158,10 @@ def read_captures(
             yield Capture(source=path, record=offset, error=f"unreadable record: {type(exc).__name__}: {exc}")
             continue
         if response is None:
+            if getattr(record, "rec_type", None) is None:
+                # A header block warcio could not read as WARC (a member opening with a blank
+                # line, say): whatever it held is lost, which the row says rather than hide.
+                yield Capture(source=path, record=offset, error="unreadable record: it names no WARC-Type")
             continue
         if response.damaged is not None:
             yield _damaged(path, response)

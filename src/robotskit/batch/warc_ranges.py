@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import IO
 
 from robotskit.batch._values import Capture
 from robotskit.batch.warc import (
@@ -46,6 +47,7 @@ from robotskit.batch.warc import (
 )
 
 RANGE_BYTES = 8 * 1024 * 1024  # a range unit's compressed size: a few thousand captures
+_GZIP_HEADER = b"\x1f\x8b\x08\x00"  # magic, deflate, no flags
 _FEED = 16_384  # compressed bytes handed to zlib at a time
 _INFLATE = 262_144  # decompressed bytes taken from zlib at a time (a bomb costs time, not memory)
 _HEAD = 65_536  # a WARC header block longer than this is not read by the scan
@@ -71,9 +73,29 @@ def split_points(path: str, size: int, every: int = RANGE_BYTES) -> list[int]:
                 found = resync(fh, found + 1, True)
             if found is None:
                 break
+            found = _before_empty_members(fh, found)
             if found > points[-1]:
                 points.append(found)
     return points
+
+
+# An empty gzip member as zlib writes it (`gzip.compress(b"")`): a 10-byte header without
+# options, the empty final block, a zero CRC and size.
+_EMPTY_MEMBER = 20
+_EMPTY_TAIL = b"\x03\x00" + bytes(8)
+
+
+def _before_empty_members(fh: IO[bytes], cut: int) -> int:
+    """`cut`, moved back over the empty gzip members right before it: warcio reports the record
+    after an empty member at that member's offset, so a whole read names the record there, and a
+    cut between them would give the record twice (once from each side; found by fuzzing)."""
+    while cut >= _EMPTY_MEMBER:
+        fh.seek(cut - _EMPTY_MEMBER)
+        member = fh.read(_EMPTY_MEMBER)
+        if not (member[:4] == _GZIP_HEADER and member[-10:] == _EMPTY_TAIL):
+            break
+        cut -= _EMPTY_MEMBER
+    return cut
 
 
 def read_warc_range(
@@ -185,13 +207,17 @@ def scan(path: str, start: int = 0, end: int | None = None) -> MemberIndex:
     by_url: dict[str, list[int]] = {}
     anywhere: list[int] = []
     for offset, data, size, complete in _members(path, start, end):
-        if not complete:
-            continue  # not a whole gzip member: no whole read reads a record there either
         head_end = data.find(b"\r\n\r\n")
         head = data[: head_end + 2] if head_end >= 0 else b""
         if not _plain(head):
-            anywhere.append(offset)
+            if complete:
+                anywhere.append(offset)
+            # (a member that does not inflate to its end and whose head does not read: no whole
+            # read reads a record there either)
             continue
+        # A member cut short of its end (its trailer lost, say) whose header block reads: a whole
+        # read still reads its record, so it is a candidate as any other (found by fuzzing: a
+        # redirect's target there was "not in input" to the ranges alone).
         kind = _first(_TYPE, head)
         if kind != "response":
             if kind is None:
