@@ -414,3 +414,21 @@ def test_a_record_that_names_no_warc_type_is_a_row_in_both_reads(tmp_path: Path,
     whole, ranged = _both(path, tmp_path, config, 200)
     assert ranged == whole
     assert [row[4] for row in whole] == ["unreadable record: it names no WARC-Type"]
+
+
+def test_a_stray_fragment_read_as_arc_is_never_a_cut(tmp_path: Path, config: BatchConfig) -> None:
+    """A member of stray header text reads alone as an ARC record: cut there, a fresh warcio read
+    the good record after it as ARC too, and lost it."""
+
+    def member(host: bytes) -> bytes:
+        uri = b"http://" + host + b".example/robots.txt"
+        return gzip.compress(
+            _record_bytes(uri, b"200 OK", b"User-agent: *\nDisallow: /" + host + b"\n"), mtime=0
+        )
+
+    stray = gzip.compress(b" Oct 2015 07:28:00 GMT\r\nContent-Length: 0\r\n\r\n\r\n\r\n", mtime=0)
+    path = tmp_path / "arc-latch.warc.gz"
+    path.write_bytes(member(b"a") + stray + member(b"b") + member(b"c"))
+    whole, ranged = _both(path, tmp_path, config, 250)
+    assert ranged == whole
+    assert [row[1] for row in whole if row[2] == "ok"] == [f"http://{h}.example/robots.txt" for h in "abc"]
