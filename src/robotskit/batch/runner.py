@@ -481,14 +481,18 @@ def _workers_ignore_ctrl_c() -> Iterator[list[int]]:
     """Start worker processes deaf to SIGINT: Ctrl-C reaches the whole process group, and only
     this process should answer it (by closing the cluster), not every worker with a traceback.
 
-    The forked workers inherit a handler that only notes the signal. SIG_IGN would do for them,
-    but in this process it threw away a Ctrl-C pressed while the cluster started (the run went on
-    to the end and exited 0): the caller gets the list of what was noted, to act on it."""
+    Forked workers (Linux) inherit a handler that only notes the signal. SIG_IGN would do for
+    them, but in this process it threw away a Ctrl-C pressed while the cluster started (the run
+    went on to the end and exited 0): the caller gets the list of what was noted, to act on it.
+    Spawned workers (elsewhere) start a new interpreter, which resets a Python handler but keeps
+    SIG_IGN: there the old way stays, and a press during the start is lost."""
     pressed: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield pressed
         return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    forked = QUIET_CLUSTER.get("distributed.worker.multiprocessing-method") == "fork"
+    noted = signal.SIG_IGN if not forked else (lambda signum, frame: pressed.append(signum))
+    previous = signal.signal(signal.SIGINT, noted)
     try:
         yield pressed
     finally:
