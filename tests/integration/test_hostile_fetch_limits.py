@@ -26,7 +26,8 @@ from robotskit.client import AsyncRobotsClient, RobotsClient
 from robotskit.errors import FetchTimeout, ProtocolViolation
 from robotskit.fetch import FetchRequest
 from robotskit.fetch.ftp import AsyncFtpFetcher, FtpFetcher
-from robotskit.fetch.http import MAX_GZIP_MEMBERS, _BoundedDecoder
+from robotskit.fetch.http import _BoundedDecoder
+from robotskit.policy.messages import MAX_GZIP_MEMBERS
 
 from .conftest import ROBOTS
 from .servers.http_server import HttpScenarioServer, Scenario

@@ -135,8 +135,9 @@ def _check_readable(path: Path) -> None:
     # read waits for a writer, /dev/zero never ends, and a pipe could not be read twice (the
     # run counts its lines, then reads them) nor be recognised on a rerun.
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        kind = next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
-        raise InputError(f"input {name} is not a regular file or folder ({kind}): save it to a file first")
+        raise InputError(
+            f"input {name} is not a regular file or folder ({_kind(mode)}): save it to a file first"
+        )
     try:
         if stat.S_ISDIR(mode):
             next(iter(path.iterdir()), None)
@@ -376,8 +377,12 @@ def _read_regular(file: Path, key: str, inside: str | None, limit: int) -> tuple
 
 def _check_regular(key: str, mode: int) -> None:
     if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
-        raise _NotRead(f"{_quoted(key)} is not a regular file ({kind})")
+        raise _NotRead(f"{_quoted(key)} is not a regular file ({_kind(mode)})")
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is ("a FIFO", "a directory", ...)."""
+    return next((name for test, name in _KINDS if test(mode)), "of an unknown kind")
 
 
 def _host(url: str | None) -> str | None:

@@ -41,10 +41,10 @@ from warcio.statusandheaders import StatusAndHeadersParser  # type: ignore[impor
 
 from robotskit.batch._values import Capture
 from robotskit.errors import ProtocolViolation
-
-# The live client's bounds (a longer stack of codings, more gzip members: hostile), held alike here.
 from robotskit.policy.authority import authority_key
 from robotskit.policy.flow import fetch_flow, run_flow
+
+# The live client's bounds (a longer stack of codings, more gzip members: hostile), held alike here.
 from robotskit.policy.messages import MAX_CODINGS, MAX_GZIP_MEMBERS, FetchRequest, FetchResponse
 
 # warcio logs what it repairs in hostile records (spaces in a target URI): with no handler of its
@@ -373,8 +373,8 @@ class _Pass:
                     # round and round for ever). Offsets only ever move forward.
                     self.lost = True
                     return
-                self.last = iterator.offset
-                yield self.last, record
+                self.last = offset
+                yield offset, record
         except Exception as exc:  # any decoding failure is data, not a bug
             self.error = exc
             self.failed_at = iterator.offset  # where warcio was when it failed

@@ -43,7 +43,7 @@ from robotskit.fetch._transport import AsyncDeadlineTransport, DeadlineTransport
 from robotskit.fetch._transport import deadline as total_deadline
 from robotskit.policy.messages import MAX_CODINGS, MAX_GZIP_MEMBERS, FetchRequest, FetchResponse
 
-__all__ = ["MAX_CODINGS", "MAX_GZIP_MEMBERS", "AsyncHttpFetcher", "HttpFetcher"]
+__all__ = ["AsyncHttpFetcher", "HttpFetcher"]
 
 log = logging.getLogger(__name__)
 
