@@ -245,3 +245,39 @@ def test_offsets_that_go_back_end_the_pass_instead_of_looping(tmp_path: Path) ->
     assert len(rows) == 6, offsets
     assert offsets == sorted(set(offsets))  # each offset once, forward only
     assert [c.error for c in rows if c.error] == ["corrupt record: not at the start of a gzip member"]
+
+
+MIXED_LAYOUTS = {  # True: a gzip member, False: an uncompressed record
+    "uncompressed, then gzip members": (False, True, True, True),
+    "gzip members, then uncompressed records, then a member": (True, True, False, False, True),
+    "one uncompressed record among gzip members": (True, False, True, True),
+    "one gzip member among uncompressed records": (False, True, False, False),
+}
+
+
+@pytest.mark.parametrize("layout", list(MIXED_LAYOUTS.values()), ids=list(MIXED_LAYOUTS))
+@pytest.mark.parametrize("name", ["x.warc.gz", "x.warc"])
+def test_records_stored_either_way_in_one_file_are_all_read(
+    tmp_path: Path, layout: tuple[bool, ...], name: str
+) -> None:
+    """warcio reads a stream one way: a whole read lost every gzip member after an uncompressed
+    first record (one error row for them all), and uncompressed records after gzip members (one
+    "not at the start of a gzip member" row, at an offset inside another member). Each record is
+    now read, at its own offset, whole or in byte ranges."""
+    from robotskit.batch import BatchConfig, default_agents
+    from robotskit.batch.runner import run_batch
+
+    stored = [gzip.compress(_good(i), mtime=0) if gz else _good(i) for i, gz in enumerate(layout)]
+    path = tmp_path / name
+    path.write_bytes(b"".join(stored))
+    starts = list(itertools.accumulate(map(len, stored), initial=0))[:-1]
+    captures = list(read_warc(str(path), MAX))
+    assert [(c.record, c.url, c.error) for c in captures] == [
+        (start, f"https://good{i}.example/robots.txt", None) for i, start in enumerate(starts)
+    ]
+    ranged = tmp_path / "ranged.parquet"
+    run_batch([path], ranged, BatchConfig(agents=default_agents()), scheduler="sync", range_bytes=200)
+    import pyarrow.parquet as pq
+
+    rows = sorted((r["record"], r["url"], r["error"]) for r in pq.read_table(ranged).to_pylist())
+    assert rows == [(c.record, c.url, None) for c in captures]

@@ -284,6 +284,11 @@ def pool() -> list[bytes]:
     whole = _member("http://h0.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /cut\n" * 20)
     members.append(whole[: len(whole) // 2])  # a member cut in half
     members.append(b"\x1f\x8b\x08" + bytes(range(256)) * 2)  # junk behind a gzip magic
+    # Stored uncompressed among the members: a capture, a redirect, and a stray `WARC/1.0` line.
+    plain = _member("http://h1.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /plain\n", salt=7)
+    members.append(gzip.decompress(plain))
+    members.append(gzip.decompress(_redirect("http://h2.example/robots.txt", "http://h1.example/robots.txt")))
+    members.append(b"WARC/1.0\r\n")
     return members
 
 
@@ -432,3 +437,42 @@ def test_a_stray_fragment_read_as_arc_is_never_a_cut(tmp_path: Path, config: Bat
     whole, ranged = _both(path, tmp_path, config, 250)
     assert ranged == whole
     assert [row[1] for row in whole if row[2] == "ok"] == [f"http://{h}.example/robots.txt" for h in "abc"]
+
+
+def test_a_redirect_target_stored_uncompressed_is_found_by_ranges(
+    tmp_path: Path, config: BatchConfig
+) -> None:
+    """The scan indexed gzip members only: a range followed the redirect past the uncompressed
+    target a whole read finds first, to a later capture of the same URL (found by fuzzing)."""
+    redirect = gzip.compress(
+        _record_bytes(
+            b"http://r.example/robots.txt", b"301 Moved", b"", (b"Location", b"http://t.example/robots.txt")
+        ),
+        mtime=0,
+    )
+    first = _record_bytes(b"http://t.example/robots.txt", b"200 OK", b"User-agent: *\nDisallow: /t\n")
+    later = gzip.compress(_record_bytes(b"http://t.example/robots.txt", b"410 Gone"), mtime=0)
+    path = tmp_path / "plain-target.warc.gz"
+    path.write_bytes(redirect + first + later)
+    whole, ranged = _both(path, tmp_path, config, 200)
+    assert ranged == whole
+    assert whole[0][2:4] == ("ok", 200)  # followed to the first capture of the target
+
+
+def test_a_stray_warc_line_does_not_swallow_the_members_after_it(tmp_path: Path, config: BatchConfig) -> None:
+    """warcio reads whatever follows a `WARC/1.0` line as its header lines: resuming there read
+    the gzip members after it as one record of junk, and lost them without a row (found by
+    fuzzing). The line is one damaged stretch; every member after it is read."""
+
+    def member(host: bytes) -> bytes:
+        uri = b"http://" + host + b".example/robots.txt"
+        return gzip.compress(
+            _record_bytes(uri, b"200 OK", b"User-agent: *\nDisallow: /" + host + b"\n"), mtime=0
+        )
+
+    path = tmp_path / "stray-line.warc.gz"
+    path.write_bytes(member(b"a") + b"WARC/1.0\r\n" + b"".join(map(member, [b"b", b"c", b"d"])))
+    whole, ranged = _both(path, tmp_path, config, 250)
+    assert ranged == whole
+    assert [row[1] for row in whole if row[2] == "ok"] == [f"http://{h}.example/robots.txt" for h in "abcd"]
+    assert len(whole) == 5  # and one row for the stray line

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -77,6 +78,12 @@ _READ = 65_536
 _SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
 _GZIP_MAGIC = b"\x1f\x8b\x08"
 _WARC_MAGIC = b"WARC/1."
+# An uncompressed record's header block, as `fails` checks a place to resume at: at most this
+# long, each line after the first a field name and its colon, or a continuation line.
+_MAX_HEADER = 65_536
+_FIRST_HEADER = 4096  # read first: nearly every header block ends within it
+_BLANK_LINE = re.compile(rb"\n\r?\n")
+_HEADER_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+[ \t]*:|[ \t]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,22 +330,31 @@ def records(
 
     Only records (and damaged stretches) that start before `end` (None: the end of the file).
 
-    After damage, reading resumes at the next gzip member (or `WARC/1.` line) found by scanning;
+    After damage, reading resumes at the next gzip member or `WARC/1.` line found by scanning;
     the error row carries the offset of the first member that failed, and consecutive failures
     collapse into one row so a bad stretch yields one row.
+
+    Records may be stored either way in one file (one uncompressed record in a `.warc.gz`, say,
+    or gzip members after uncompressed records, as files joined together hold): warcio reads a
+    stream one way, so where the other begins its pass stops, and the next pass starts there.
     """
     with Path(path).open("rb") as fh:
-        gz = fh.read(3) == _GZIP_MAGIC
         position: int | None = start
         while position is not None and (end is None or position < end):
-            reading = _Pass(fh, position, gz)
+            if _stray_line(fh, position):  # (a place to resume at is checked: the start is not)
+                yield position, None, _STRAY
+                if single:
+                    return
+                position = _whole_after(path, fh, position + 1)
+                continue
+            reading = _Pass(fh, position)
             for offset, record in reading:
                 if end is not None and offset >= end:
                     return
                 yield offset, record, None
                 if single:
                     return
-            damage, position = _resume(path, fh, gz, reading, single)
+            damage, position = _resume(path, fh, reading, single)
             if damage is not None and (end is None or damage[0] < end):
                 yield damage[0], None, damage[1]
             if single:
@@ -348,11 +364,14 @@ def records(
 class _Pass:
     """One run of warcio from `position` until it fails or ends: its records, then how it ended."""
 
-    def __init__(self, fh: IO[bytes], position: int, gz: bool) -> None:
-        self.fh, self.position, self.gz = fh, position, gz
+    def __init__(self, fh: IO[bytes], position: int) -> None:
+        self.fh, self.position = fh, position
+        # warcio reads gzip members from a member start, else uncompressed records
+        self.gz = os.pread(fh.fileno(), len(_GZIP_MAGIC), position) == _GZIP_MAGIC
         self.last: int | None = None  # the offset of the last record read
         self.error: Exception | None = None  # what stopped it
         self.lost = False  # it stopped at a record that is not a gzip member start
+        self.stray: int | None = None  # it stopped at a `WARC/1.` line without a header block
         self.failed_at: int | None = None
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
@@ -368,10 +387,15 @@ class _Pass:
                 behind = offset < self.position or (self.last is not None and offset <= self.last)
                 if behind or (self.gz and os.pread(fh.fileno(), 3, offset) != _GZIP_MAGIC):
                     # A record inside another's gzip member (not the one record per member a
-                    # .warc.gz holds): warcio's offsets are lost from here (they even go below 0,
-                    # or back to an earlier member's start: resuming from there read the file
-                    # round and round for ever). Offsets only ever move forward.
+                    # .warc.gz holds), or an uncompressed one after the members: warcio's
+                    # offsets are lost from here (they even go below 0, or back to an earlier
+                    # member's start: resuming from there read the file round and round for
+                    # ever). Offsets only ever move forward. (An uncompressed record after
+                    # the members is read by a pass of its own: see `_resume`.)
                     self.lost = True
+                    return
+                if not self.gz and self.last is not None and _stray_line(fh, offset):
+                    self.stray = offset  # (the pass's first record was checked before it)
                     return
                 self.last = offset
                 yield offset, record
@@ -386,43 +410,55 @@ class _Pass:
 
 
 def _resume(
-    path: str, fh: IO[bytes], gz: bool, reading: _Pass, single: bool
+    path: str, fh: IO[bytes], reading: _Pass, single: bool
 ) -> tuple[tuple[int, str] | None, int | None]:
     """After a pass: the damage row it calls for, if any, and where reading goes on (None: the end)."""
+    if reading.stray is not None:
+        return (reading.stray, _STRAY), _whole_after(path, fh, reading.stray + 1)
     if reading.lost:
-        return (reading.after, "corrupt record: not at the start of a gzip member"), _whole_after(
-            path, fh, gz, reading.after
-        )
+        after = _whole_after(path, fh, reading.after)
+        if (
+            after is not None
+            and reading.last is not None
+            and os.pread(fh.fileno(), len(_WARC_MAGIC), after) == _WARC_MAGIC
+            and _member_end(fh, reading.last) == after
+        ):
+            return None, after  # an uncompressed record right after the last member: read from there
+        return (reading.after, "corrupt record: not at the start of a gzip member"), after
     if reading.error is not None:
         # The failing record starts after the last good one (or where this pass began).
-        broken = reading.position if reading.last is None else resync(fh, reading.after, gz)
+        broken = reading.position if reading.last is None else resync(fh, reading.after, reading.gz)
         junk = _junk_at(reading)
         if junk is not None and not single:
             # Not a record where one should start (bytes between records, a member of text): a
             # damaged stretch of its own, unless a record that reads starts before it (a record
-            # before it ran over the next one's header: that record is read again from there).
-            after = _whole_after(path, fh, gz, reading.after)
-            if after is not None and after < junk:
+            # before it ran over the next one's header: that record is read again from there),
+            # or it is one that reads, stored the other way (a gzip member after uncompressed
+            # records: a pass of its own reads it).
+            after = _whole_after(path, fh, reading.after)
+            if after is not None and (after < junk or reading.position < after == junk):
                 return None, after
-            return (junk, f"corrupt record: {_short(reading.error)}"), _whole_after(path, fh, gz, junk + 1)
+            return (junk, f"corrupt record: {_short(reading.error)}"), _whole_after(path, fh, junk + 1)
         if reading.last is not None and broken is not None and not single and not fails(path, broken):
             # The next member is whole and reads: the stream broke inside the member of the
             # record at `last` (cut short: its row says so), not at this one.
             return None, broken
         broken = reading.after if broken is None else broken
         message = f"corrupt record: {type(reading.error).__name__}: {_short(reading.error)}"
-        return (broken, message), _whole_after(path, fh, gz, broken + 1)  # a bad stretch: one row
+        return (broken, message), _whole_after(path, fh, broken + 1)  # a bad stretch: one row
     # warcio ends quietly when the stream stops inside a record: a record start past the last
     # one read is a record cut short, by the end of the file or, when whole members follow it
-    # (files joined together), by the next member's start.
-    tail = resync(fh, reading.after, gz)
+    # (files joined together), by the next member's start. (A start stored the pass's way: a
+    # record stored the other way stops a pass with an error, and gzip bytes in an uncompressed
+    # record's body are no record.)
+    tail = resync(fh, reading.after, reading.gz)
     if tail is None:
         return None, None
     if reading.last is not None and not fails(path, tail):
         # A whole member that reads: what the stream lost was inside the member of the record
         # at `last` (cut short: its row says so). Go on from here.
         return None, tail
-    following = _whole_after(path, fh, gz, tail + 1)
+    following = _whole_after(path, fh, tail + 1)
     inside = "the file ends inside it" if following is None else "the next record starts inside it"
     return (tail, f"record cut short: {inside}"), following
 
@@ -465,11 +501,11 @@ def _junk_at(reading: _Pass) -> int | None:
     return failed
 
 
-def _whole_after(path: str, fh: IO[bytes], gz: bool, start: int) -> int | None:
+def _whole_after(path: str, fh: IO[bytes], start: int) -> int | None:
     """The first record start at or after `start` that reads (false starts skipped), or None."""
-    found = resync(fh, start, gz)
+    found = resync(fh, start, None)
     while found is not None and fails(path, found):
-        found = resync(fh, found + 1, gz)
+        found = resync(fh, found + 1, None)
     return found
 
 
@@ -480,13 +516,18 @@ def fails(path: str, offset: int) -> bool:
     it: read alone, warcio takes a member it cannot inflate for an uncompressed record (a
     damaged member whose header survived then reads as a record of junk), where the same member
     met in the course of a file fails. A whole member is a record start in every reading.
+
+    At a `WARC/1.` line, the header block must read as one (`_plausible_header`): warcio reads
+    any bytes after such a line as header lines, so a stray `WARC/1.0` line before gzip members
+    swallowed all of them into one record of junk (found by fuzzing).
     """
     with Path(path).open("rb") as fh:
         fh.seek(offset)
-        if fh.read(3) == _GZIP_MAGIC:
-            fh.seek(offset)
-            if not _whole_member(fh):
-                return True
+        head = fh.read(len(_GZIP_MAGIC))
+        if head == _GZIP_MAGIC and _member_end(fh, offset) is None:
+            return True
+        if head != _GZIP_MAGIC and _stray_line(fh, offset):
+            return True
         fh.seek(offset)
         try:
             record = next(iter(ArchiveIterator(fh)), None)
@@ -498,20 +539,48 @@ def fails(path: str, offset: int) -> bool:
     return record is not None and getattr(record, "format", "warc") != "warc"
 
 
-def _whole_member(fh: IO[bytes]) -> bool:
-    """Does a gzip member start here and inflate to its end (CRC and size checked)?"""
+_STRAY = "corrupt record: a WARC/1. line whose header block does not read"
+
+
+def _stray_line(fh: IO[bytes], position: int) -> bool:
+    """Is there a `WARC/1.` line at `position` without a header block after it? warcio would
+    read whatever follows as its header lines (gzip members included: see `fails`)."""
+    head = os.pread(fh.fileno(), _FIRST_HEADER, position)
+    if not head.startswith(_WARC_MAGIC):
+        return False
+    if _BLANK_LINE.search(head) is None:  # a longer header block than most (or none)
+        head = os.pread(fh.fileno(), _MAX_HEADER, position)
+    return not _plausible_header(head)
+
+
+def _plausible_header(head: bytes) -> bool:
+    """Do these bytes open with a WARC header block: its `WARC/1.` line, then lines each a field
+    name and a colon (or a continuation), up to a blank line, within `_MAX_HEADER` bytes?"""
+    blank = _BLANK_LINE.search(head)
+    if blank is None:
+        return False
+    lines = head[: blank.start()].split(b"\n")
+    return lines[0].startswith(_WARC_MAGIC) and all(map(_HEADER_LINE.match, lines[1:]))
+
+
+def _member_end(fh: IO[bytes], start: int) -> int | None:
+    """Where the gzip member at `start` ends, if one starts there and inflates to its end (CRC
+    and size checked), else None."""
+    fh.seek(start)
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    fed = 0
     try:
         while not inflater.eof:
             piece = fh.read(_READ)
             if not piece:
-                return False
+                return None
+            fed += len(piece)
             inflater.decompress(piece, _READ)
             while inflater.unconsumed_tail and not inflater.eof:
                 inflater.decompress(inflater.unconsumed_tail, _READ)
     except zlib.error:
-        return False
-    return True
+        return None
+    return start + fed - len(inflater.unused_data) - len(inflater.unconsumed_tail)
 
 
 def _short(exc: Exception) -> str:
@@ -519,18 +588,21 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def resync(fh: IO[bytes], start: int, gz: bool) -> int | None:
-    """The offset of the next plausible record start at or after `start`, or None at EOF."""
-    magic = _GZIP_MAGIC if gz else _WARC_MAGIC
+def resync(fh: IO[bytes], start: int, gz: bool | None) -> int | None:
+    """The offset of the next plausible record start at or after `start`, or None at EOF: a gzip
+    member (`gz` True), an uncompressed record's `WARC/1.` line (False), or either (None: a
+    reader's records may be stored either way, see `records`)."""
+    magics = (_GZIP_MAGIC, _WARC_MAGIC) if gz is None else (_GZIP_MAGIC,) if gz else (_WARC_MAGIC,)
+    keep = max(map(len, magics)) - 1  # a magic split over two reads is found in the next
     fh.seek(start)
     carry = b""
     base = start
     while chunk := fh.read(_READ):
         data = carry + chunk
-        at = data.find(magic)
-        if at >= 0:
-            return base + at
-        carry = data[-(len(magic) - 1) :]
+        found = [at for at in map(data.find, magics) if at >= 0]
+        if found:
+            return base + min(found)
+        carry = data[-keep:]
         base += len(data) - len(carry)
     return None
 

@@ -48,6 +48,7 @@ from robotskit.batch.warc import (
 
 RANGE_BYTES = 8 * 1024 * 1024  # a range unit's compressed size: a few thousand captures
 _GZIP_HEADER = b"\x1f\x8b\x08\x00"  # magic, deflate, no flags
+_WARC_LINE = b"WARC/1."  # an uncompressed record starts so
 _FEED = 16_384  # compressed bytes handed to zlib at a time
 _INFLATE = 262_144  # decompressed bytes taken from zlib at a time (a bomb costs time, not memory)
 _HEAD = 65_536  # a WARC header block longer than this is not read by the scan
@@ -207,6 +208,8 @@ def scan(path: str, start: int = 0, end: int | None = None) -> MemberIndex:
     by_url: dict[str, list[int]] = {}
     anywhere: list[int] = []
     for offset, data, size, complete in _members(path, start, end):
+        if size < 0:  # an uncompressed record among the members: indexed the whole-file way
+            return MemberIndex({}, [], regular=False)
         head_end = data.find(b"\r\n\r\n")
         head = data[: head_end + 2] if head_end >= 0 else b""
         if not _plain(head):
@@ -258,12 +261,18 @@ def _first(pattern: re.Pattern[bytes], head: bytes) -> str | None:
 def _members(path: str, start: int, end: int | None) -> Iterator[tuple[int, bytes, int, bool]]:
     """(offset, its first inflated bytes, its inflated size, whether it is a whole member) for
     each gzip member of the file that starts in [start, end); after one that fails, the scan
-    goes on at the next gzip magic. Memory: a few pieces, whatever the member's size."""
+    goes on at the next gzip magic. An uncompressed record (a `WARC/1.` line where a member
+    should start, or where the scan goes on) is (offset, b"", -1, False), and the scan ends
+    there: a whole read reads it (robotskit.batch.warc), and so must the index. Memory: a few
+    pieces, whatever the member's size."""
     with Path(path).open("rb") as fh:
         length = os.fstat(fh.fileno()).st_size
         stop = length if end is None else min(end, length)
         offset = start
         while offset < stop:
+            if os.pread(fh.fileno(), len(_WARC_LINE), offset) == _WARC_LINE:
+                yield offset, b"", -1, False
+                return
             fh.seek(offset)
             inflater = zlib.decompressobj(31)
             head, size, fed, feed = b"", 0, 0, 2048  # most members are about 1 KiB
@@ -291,7 +300,7 @@ def _members(path: str, start: int, end: int | None) -> Iterator[tuple[int, byte
                 offset += fed
                 continue
             yield offset, head, size, False
-            following = resync(fh, offset + 1, True)
+            following = resync(fh, offset + 1, None)
             if following is None:
                 return
             offset = following
