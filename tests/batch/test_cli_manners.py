@@ -207,3 +207,42 @@ def test_an_input_failing_under_the_reader_is_one_row_and_other_units_run(
     failed = [r for r in rows if r["record"] == -1]
     assert len(failed) == 1 and failed[0]["error"] == "read: OSError: disk went away"
     assert summary.units == 2 and sum(r["source"] == str(good) for r in rows) > 3
+
+
+def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents_file: Path) -> None:
+    """The scheduler served its HTTP routes on Dask's default port: with 8787 held (another run, a
+    user's dashboard) it printed a UserWarning and picked another port. It now binds a free port
+    on loopback, and the run prints its summary alone."""
+    import socket
+
+    warc = tmp_path / "in.warc.gz"
+    build_warc(warc, corpus_files(3, start=420))
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen()
+    except OSError:
+        pass  # held by something else already: the case under test all the same
+    try:
+        command = [
+            sys.executable,
+            "-m",
+            "robotskit.cli",
+            "batch",
+            str(warc),
+            "--out",
+            str(tmp_path / "r.parquet"),
+        ]
+        done = subprocess.run(
+            [*command, "--agents", str(agents_file), "--scheduler", "local", "--workers", "1"],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=300,
+        )
+    finally:
+        holder.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    assert "captures ->" in done.stdout

@@ -466,7 +466,10 @@ def local_cluster(workers: int | None = None) -> Any:
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            scheduler_kwargs={"dashboard": False},  # no HTTP server: port 8787 may be taken
+            # No dashboard, but the scheduler still serves its other HTTP routes: on Dask's
+            # default port 8787 it printed "UserWarning: Port 8787 is already in use" whenever
+            # another run or a user's cluster held it. A free port, on loopback only.
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.CRITICAL,  # the summary says what happened; no worker chatter
         )
     if pressed:  # Ctrl-C while the cluster started: stop now, as at any other moment
