@@ -281,3 +281,21 @@ def test_records_stored_either_way_in_one_file_are_all_read(
 
     rows = sorted((r["record"], r["url"], r["error"]) for r in pq.read_table(ranged).to_pylist())
     assert rows == [(c.record, c.url, None) for c in captures]
+
+
+@pytest.mark.parametrize("name", ["x.warc.gz", "x.warc"])
+def test_members_after_an_uncompressed_record_that_runs_to_the_end_are_read(
+    tmp_path: Path, name: str
+) -> None:
+    """An uncompressed record whose WARC Content-Length runs past the end of the file, over the
+    gzip members after it: warcio ends quietly at the end of the file, and those members were
+    lost without a row (found by fuzzing)."""
+    block = _plain(b"User-agent: *\nDisallow: /long\n")
+    too_long = _record(block, b"https://long.example/robots.txt", length=b"%d" % (len(block) + 100_000))
+    members = [gzip.compress(_good(i), mtime=0) for i in (1, 2)]
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(_good(0), mtime=0) + too_long + b"".join(members))
+    rows = [(c.url, c.error is None) for c in read_warc(str(path), MAX)]
+    assert [url for url, ok in rows if ok and url and "good" in url] == [
+        f"https://good{i}.example/robots.txt" for i in range(3)
+    ], rows

@@ -452,6 +452,13 @@ def _resume(
     # record stored the other way stops a pass with an error, and gzip bytes in an uncompressed
     # record's body are no record.)
     tail = resync(fh, reading.after, reading.gz)
+    if not reading.gz:
+        # An uncompressed record that ran to the end of the file over gzip members (its length
+        # too long): the members that read as records are read, as a whole read of them alone
+        # would (found by fuzzing: they were lost without a row).
+        member = _whole_after(path, fh, reading.after)
+        if member is not None and (tail is None or member < tail):
+            return None, member
     if tail is None:
         return None, None
     if reading.last is not None and not fails(path, tail):
