@@ -209,6 +209,7 @@ def test_an_input_failing_under_the_reader_is_one_row_and_other_units_run(
     assert summary.units == 2 and sum(r["source"] == str(good) for r in rows) > 3
 
 
+@pytest.mark.slow
 def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents_file: Path) -> None:
     """The scheduler served its HTTP routes on Dask's default port: with 8787 held (another run, a
     user's dashboard) it printed a UserWarning and picked another port. It now binds a free port
@@ -246,3 +247,30 @@ def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents
     assert done.returncode == 0, done.stderr
     assert done.stderr == "", done.stderr
     assert "captures ->" in done.stdout
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_the_local_workers_at_once() -> None:
+    """Closed gracefully after Ctrl-C, a worker busy with a unit kept the close waiting until it
+    gave up on a timeout (4 s; 0.7-4 s from Ctrl-C to exit on whole runs); the run's own worker
+    processes are now ended at once, and the close is quick."""
+    import distributed
+
+    from robotskit.batch.runner import _engine
+
+    started = 0.0
+    pids: list[int] = []
+    with pytest.raises(KeyboardInterrupt), _engine("local", 1) as client:
+        assert isinstance(client, distributed.Client)
+        pids = list(client.run(os.getpid).values())
+        busy = client.submit(time.sleep, 60, pure=False)
+        deadline = time.monotonic() + 60
+        while not any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the worker runs it: a unit in flight
+        assert busy.status == "pending" and any(client.processing().values())
+        started = time.monotonic()
+        raise KeyboardInterrupt
+    assert time.monotonic() - started < 3.0  # no graceful wait for the 60 s task
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -352,11 +352,29 @@ def _engine(scheduler: Any, workers: int | None) -> Iterator[Any]:
             client = dask.Client(str(scheduler))
             owned.append(client)
         yield client
+    except KeyboardInterrupt:
+        if scheduler == "local" and owned:
+            _stop_workers(owned[0])
+        raise
     finally:
         with _quiet():
             for thing in reversed(owned):
                 with contextlib.suppress(Exception):
                     thing.close()
+
+
+def _stop_workers(cluster: Any) -> None:
+    """After Ctrl-C, end the worker processes of a cluster this run owns at once. Closed gracefully,
+    each worker first waits for its running unit (seconds: a unit is thousands of captures) and
+    the close then gives up on a timeout; nothing a worker holds needs its end: a part file is
+    renamed into place whole or not at all, the run's store is a cache, and only the driver
+    records a unit as done (a rerun redoes the units in flight). Reached through the nannies'
+    processes (not public API: anything missing leaves the graceful close alone)."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(getattr(getattr(nanny, "process", None), "process", None), "pid", None)
+        if isinstance(pid, int) and pid > 0 and pid != os.getpid():
+            with contextlib.suppress(OSError):
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))  # (Windows: TerminateProcess)
 
 
 def _execute(
