@@ -476,3 +476,22 @@ def test_a_stray_warc_line_does_not_swallow_the_members_after_it(tmp_path: Path,
     assert ranged == whole
     assert [row[1] for row in whole if row[2] == "ok"] == [f"http://{h}.example/robots.txt" for h in "abcd"]
     assert len(whole) == 5  # and one row for the stray line
+
+
+def test_no_cut_at_an_empty_gzip_body_of_an_uncompressed_record(tmp_path: Path, config: BatchConfig) -> None:
+    """An uncompressed record whose HTTP body is an empty gzip member (`Content-Encoding: gzip`):
+    a cut was placed at that member, which reads as a record from there (warcio takes the member,
+    the record's closing blank lines and the next record for one record), and the range gave the
+    next record a different row than a whole read (found by fuzzing)."""
+    empty_body = _record_bytes(
+        b"http://e.example/robots.txt", b"200 OK", gzip.compress(b"", mtime=0), (b"Content-Encoding", b"gzip")
+    )
+    after = _record_bytes(b"http://b.example/robots.txt", b"200 OK", b"User-agent: *\nDisallow: /b\n")
+    last = gzip.compress(
+        _record_bytes(b"http://c.example/robots.txt", b"200 OK", b"User-agent: *\n"), mtime=0
+    )
+    path = tmp_path / "empty-gzip-body.warc.gz"
+    path.write_bytes(empty_body + after + last)
+    whole, ranged = _both(path, tmp_path, config, 150)
+    assert ranged == whole
+    assert [row[1] for row in whole if row[2] == "ok"] == [f"http://{h}.example/robots.txt" for h in "ebc"]
