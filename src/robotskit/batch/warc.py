@@ -25,6 +25,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -57,10 +58,15 @@ logging.getLogger("warcio").addHandler(logging.NullHandler())
 class _NoStderr:
     """What warcio's reader module sees as `sys`: the real one, but a stderr that drops what it
     is given. The reader prints each zlib error of a damaged member there itself (thousands of
-    lines for one bad file); the row of that stretch already says what failed."""
+    lines for one bad file), and reads on as if the member had ended there: a record whose
+    member fails after its block was read would be judged on what the damaged data made up. So
+    an error met while a `_Pass` inflates its members is noted for that pass (`_DECODING`)."""
 
     class _Drop:
         def write(self, text: str) -> int:
+            noted = getattr(_DECODING, "errors", None)
+            if noted is not None:
+                noted.append(text.strip())
             return len(text)
 
         def flush(self) -> None:
@@ -73,6 +79,8 @@ class _NoStderr:
 
 
 warcio.bufferedreaders.sys = _NoStderr()
+# Per thread, the list a `_Pass` collects its members' zlib errors in while warcio inflates them.
+_DECODING = threading.local()
 
 _READ = 65_536
 _SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
@@ -82,6 +90,7 @@ _WARC_MAGIC = b"WARC/1."
 # long, each line after the first a field name and its colon, or a continuation line.
 _MAX_HEADER = 65_536
 _FIRST_HEADER = 4096  # read first: nearly every header block ends within it
+_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length[ \t]*:[ \t]*([0-9]{1,18})[ \t]*\r\n", re.IGNORECASE)
 _BLANK_LINE = re.compile(rb"\n\r?\n")
 _HEADER_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+[ \t]*:|[ \t]")
 
@@ -155,51 +164,96 @@ def read_captures(
             return None if offset is None else read_at(path, offset, max_bytes)
 
     deferred: list[Response] = []
+    # The row of the last record read waits for the next item: `records` may yet report that
+    # record's gzip member broken (BROKEN_MEMBER), and its row is then that error instead.
+    held: Capture | None = None
     for offset, record, error in records(path, start, end=end):
+        if record is None and error is not None and error.startswith(BROKEN_MEMBER):
+            for key in [key for key, at in index.items() if at == offset]:
+                del index[key]  # no redirect is followed to it
+            deferred = [response for response in deferred if response.offset != offset]
+            if held is not None and held.record != offset:
+                yield held
+            held = _broken(path, offset, error, held)
+            continue
+        if held is not None:
+            yield held
+            held = None
         if record is None:
-            yield Capture(source=path, record=offset, error=error or "unreadable record")
+            held = Capture(source=path, record=offset, error=error or "unreadable record")
             continue
         try:
             response = response_of(offset, record, max_bytes)
         except Exception as exc:  # warcio or header parsing on hostile bytes: one row
-            yield Capture(source=path, record=offset, error=f"unreadable record: {type(exc).__name__}: {exc}")
+            held = Capture(
+                source=path, record=offset, error=f"unreadable record: {type(exc).__name__}: {exc}"
+            )
             continue
         if response is None:
             if getattr(record, "rec_type", None) is None:
                 # A header block warcio could not read as WARC (a member opening with a blank
                 # line, say): whatever it held is lost, which the row says rather than hide.
-                yield Capture(source=path, record=offset, error="unreadable record: it names no WARC-Type")
+                held = Capture(source=path, record=offset, error="unreadable record: it names no WARC-Type")
             continue
         if response.damaged is not None:
-            yield _damaged(path, response)
+            held = _damaged(path, response)
             continue
         if own_index:
             index.setdefault(url_key(response.uri), offset)
         try:
-            capture = _replay(path, response, targets, max_bytes)
+            held = _replay(path, response, targets, max_bytes)
         except _NotCaptured:
             deferred.append(response)
-            continue
         except Exception as exc:  # the policy or a redirect target on hostile bytes: one row
-            capture = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
-        yield capture
+            held = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
+    if held is not None:
+        yield held
+    yield from _replay_deferred(path, deferred, targets, max_bytes)
+
+
+def _replay_deferred(
+    path: str, deferred: list[Response], targets: Targets, max_bytes: int
+) -> Iterator[Capture]:
+    """The rows of the redirects whose target came later in the stretch (or never)."""
     for response in deferred:
         try:
             capture = _replay(path, response, targets, max_bytes)
         except _NotCaptured as missing:
-            capture = Capture(
-                source=path,
-                record=response.offset,
-                url=response.uri,
-                host=_host(response.uri),
-                fetched_at=response.fetched_at,
-                status=response.status,
-                content_type=response.headers.get("content-type"),
-                reason=f"redirect target not in input: {missing}",
-            )
-        except Exception as exc:  # as above
+            capture = _target_missing(path, response, str(missing))
+        except Exception as exc:  # the policy or a redirect target on hostile bytes: one row
             capture = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
         yield capture
+
+
+def _target_missing(path: str, response: Response, target: str) -> Capture:
+    """The row of a redirect whose target the input does not hold."""
+    return Capture(
+        source=path,
+        record=response.offset,
+        url=response.uri,
+        host=_host(response.uri),
+        fetched_at=response.fetched_at,
+        status=response.status,
+        content_type=response.headers.get("content-type"),
+        reason=f"redirect target not in input: {target}",
+    )
+
+
+def _broken(path: str, offset: int, error: str, held: Capture | None) -> Capture:
+    """The row of the record at `offset` whose gzip member `records` found broken: `held`, its
+    row as read, keeps what the WARC header said (URL, time) and loses what the body made up."""
+    if held is None or held.record != offset:
+        return Capture(source=path, record=offset, error=error)
+    return Capture(
+        source=path,
+        record=offset,
+        url=held.url,
+        host=held.host,
+        fetched_at=held.fetched_at,
+        status=held.status,
+        content_type=held.content_type,
+        error=error,
+    )
 
 
 def _damaged(path: str, response: Response) -> Capture:
@@ -317,6 +371,12 @@ def read_at(path: str, offset: int, max_bytes: int) -> Response:
         except Exception as exc:  # hostile bytes: the target is damaged
             error = f"unreadable record: {type(exc).__name__}: {exc}"
             response = None
+        if response is not None and response.damaged is None:
+            with Path(path).open("rb") as fh:
+                if os.pread(fh.fileno(), len(_GZIP_MAGIC), got) == _GZIP_MAGIC:
+                    broken = _broken_member(fh, got)
+                    if broken is not None:  # as a whole read finds it (see `records`)
+                        return replace(response, damaged=f"{BROKEN_MEMBER}: {broken}")
         if response is not None:
             return response
         return Response("", got, None, 0, {}, b"", 0, False, damaged=error or "not an HTTP response record")
@@ -349,12 +409,26 @@ def records(
                 continue
             reading = _Pass(fh, position)
             for offset, record in reading:
+                if record is None:  # the record just read: its member then failed to inflate
+                    yield offset, None, f"{BROKEN_MEMBER}: {reading.decode_errors[-1]}"
+                    continue
                 if end is not None and offset >= end:
                     return
                 yield offset, record, None
                 if single:
                     return
             damage, position = _resume(path, fh, reading, single)
+            last = reading.last
+            if reading.gz and last is not None and not single:
+                broken = reading.broken_last or _broken_member(fh, last)
+                if broken is not None:
+                    # The stream failed after the last record read, inside that record's own
+                    # member (a checksum that fails, deflate data that runs past the record's
+                    # block): what the record was judged on is not what was stored. Its row
+                    # becomes this error (see `read_captures`), and the damage after it in the
+                    # same stretch is that row's too.
+                    yield last, None, f"{BROKEN_MEMBER}: {broken}"
+                    continue
             if damage is not None and (end is None or damage[0] < end):
                 yield damage[0], None, damage[1]
             if single:
@@ -373,16 +447,36 @@ class _Pass:
         self.lost = False  # it stopped at a record that is not a gzip member start
         self.stray: int | None = None  # it stopped at a `WARC/1.` line without a header block
         self.failed_at: int | None = None
+        self.decode_errors: list[str] = []  # zlib errors warcio met inflating this pass's members
+        self.broken_last: str | None = None  # one met after the last record was yielded
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
+        """(offset, record) per record; (offset, None) after a record whose member then failed to
+        inflate (warcio read on past the error: see `_NoStderr`)."""
         fh = self.fh
         fh.seek(self.position)
         iterator = ArchiveIterator(fh)
         iterator.INC_RECORD = ""  # warcio writes this to stderr itself; the row says it
         parser = iterator.loader.http_parser
         iterator.loader.http_parser = _HeaderParser(parser.statuslist, parser.verify)
+        errors = self.decode_errors
+        reader = iterator.reader
+        inflate = reader._decompress
+
+        def noted(data: bytes) -> Any:  # warcio's own call, its errors noted for this pass
+            _DECODING.errors = errors
+            try:
+                return inflate(data)
+            finally:
+                _DECODING.errors = None
+
+        reader._decompress = noted
+        seen = 0
         try:
             for record in iterator:
+                if len(errors) > seen and self.last is not None:
+                    yield self.last, None  # its member failed after it was read
+                seen = len(errors)
                 offset = iterator.offset
                 behind = offset < self.position or (self.last is not None and offset <= self.last)
                 if behind or (self.gz and os.pread(fh.fileno(), 3, offset) != _GZIP_MAGIC):
@@ -402,6 +496,8 @@ class _Pass:
         except Exception as exc:  # any decoding failure is data, not a bug
             self.error = exc
             self.failed_at = iterator.offset  # where warcio was when it failed
+        if len(errors) > seen and self.last is not None:
+            self.broken_last = errors[-1]
 
     @property
     def after(self) -> int:
@@ -547,6 +643,8 @@ def fails(path: str, offset: int) -> bool:
 
 
 _STRAY = "corrupt record: a WARC/1. line whose header block does not read"
+# The error of a record read whole whose gzip member then failed to inflate (see `records`).
+BROKEN_MEMBER = "corrupt record: its gzip member does not inflate"
 
 
 def _stray_line(fh: IO[bytes], position: int) -> bool:
@@ -568,6 +666,38 @@ def _plausible_header(head: bytes) -> bool:
         return False
     lines = head[: blank.start()].split(b"\n")
     return lines[0].startswith(_WARC_MAGIC) and all(map(_HEADER_LINE.match, lines[1:]))
+
+
+def _broken_member(fh: IO[bytes], start: int) -> str | None:
+    """Why the gzip member at `start` is broken, or None: zlib's complaint (bad deflate data, a
+    checksum or size that fails), or, when the file ends inside it, that it inflates to more than
+    its record (its WARC header block, the `Content-Length` it names, the closing blank lines):
+    damaged deflate data that ran on over the member's end, its checksum never checked. None for
+    a member that inflates whole, or one the end of the file cuts (it gives less than its record,
+    and the record's own row says what is missing)."""
+    fh.seek(start)
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    head = b""
+    size = 0
+    try:
+        while piece := fh.read(_READ):
+            out = inflater.decompress(piece, _READ)
+            while True:
+                size += len(out)
+                if len(head) < _MAX_HEADER:
+                    head += out[: _MAX_HEADER - len(head)]
+                if inflater.eof or not inflater.unconsumed_tail:
+                    break
+                out = inflater.decompress(inflater.unconsumed_tail, _READ)
+            if inflater.eof:
+                return None
+    except zlib.error as exc:
+        return str(exc)
+    end = head.find(b"\r\n\r\n")
+    length = _CONTENT_LENGTH.search(head, 0, end + 2) if end >= 0 else None  # (its line break too)
+    if length is not None and size > end + 4 + int(length.group(1)) + 4:
+        return "its deflate data runs past its record and the end of the file"
+    return None
 
 
 def _member_end(fh: IO[bytes], start: int) -> int | None:

@@ -34,6 +34,7 @@ from typing import IO
 
 from robotskit.batch._values import Capture
 from robotskit.batch.warc import (
+    BROKEN_MEMBER,
     Response,
     Targets,
     fails,
@@ -199,8 +200,11 @@ def _exact_targets(path: str, size: int, mtime_ns: int, max_bytes: int) -> tuple
     Built once per file version in a process (the last two files are kept)."""
     del size, mtime_ns  # the cache key: a changed file is indexed again
     first: dict[str, int] = {}
-    for offset, record, _error in records(path):
+    for offset, record, error in records(path):
         if record is None:
+            if error is not None and error.startswith(BROKEN_MEMBER):  # the record just read
+                for key in [key for key, at in first.items() if at == offset]:
+                    del first[key]
             continue
         try:
             response = response_of(offset, record, max_bytes)
