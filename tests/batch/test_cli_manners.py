@@ -23,6 +23,11 @@ from tests.batch.conftest import CORPUS, build_warc, corpus_files
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _batch_command(warc: Path, out: Path) -> list[str]:
+    """`robotskit batch WARC --out OUT` as a child process runs it."""
+    return [sys.executable, "-m", "robotskit.cli", "batch", str(warc), "--out", str(out)]
+
+
 def _env(**extra: str) -> dict[str, str]:
     return {
         **os.environ,
@@ -108,15 +113,7 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path: Path, agents_file: Pat
     """`robotskit batch ... | (reader gone)`: no Errno 32, no traceback, exit 141 (128 + SIGPIPE)."""
     warc = tmp_path / "in.warc.gz"
     build_warc(warc, corpus_files(3, start=400))
-    command = [
-        sys.executable,
-        "-m",
-        "robotskit.cli",
-        "batch",
-        str(warc),
-        "--out",
-        str(tmp_path / "r.parquet"),
-    ]
+    command = _batch_command(warc, tmp_path / "r.parquet")
     process = subprocess.Popen(
         [*command, "--agents", str(agents_file), "--scheduler", "sync"],
         stdout=subprocess.PIPE,
@@ -225,15 +222,7 @@ def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents
     except OSError:
         pass  # held by something else already: the case under test all the same
     try:
-        command = [
-            sys.executable,
-            "-m",
-            "robotskit.cli",
-            "batch",
-            str(warc),
-            "--out",
-            str(tmp_path / "r.parquet"),
-        ]
+        command = _batch_command(warc, tmp_path / "r.parquet")
         done = subprocess.run(
             [*command, "--agents", str(agents_file), "--scheduler", "local", "--workers", "1"],
             check=False,

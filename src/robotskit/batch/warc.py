@@ -668,6 +668,44 @@ def _plausible_header(head: bytes) -> bool:
     return lines[0].startswith(_WARC_MAGIC) and all(map(_HEADER_LINE.match, lines[1:]))
 
 
+@dataclass(frozen=True, slots=True)
+class Inflated:
+    """A gzip member inflated from its start (`inflate_member`)."""
+
+    head: bytes  # its first inflated bytes (as many as asked for)
+    size: int  # the bytes it inflated to, up to where it ended or failed
+    length: int | None  # its compressed length when it ends (CRC and size checked); else None
+    error: str | None  # zlib's complaint, when it failed
+
+
+def inflate_member(
+    fh: IO[bytes], start: int, keep: int, first: int = _READ, then: int = _READ, out: int = _READ
+) -> Inflated:
+    """Inflate the gzip member at `start` to its end (or the end of the file, or zlib's error),
+    keeping its first `keep` inflated bytes; `first`, then `then` compressed bytes are read at a
+    time, and zlib gives at most `out` at a time (a bomb costs time, not memory)."""
+    fh.seek(start)
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    head, size, fed, feed = b"", 0, 0, first
+    try:
+        while piece := fh.read(feed):
+            data = inflater.decompress(piece, out)
+            while True:
+                size += len(data)
+                if len(head) < keep:
+                    head += data[: keep - len(head)]
+                if inflater.eof or not inflater.unconsumed_tail:
+                    break
+                data = inflater.decompress(inflater.unconsumed_tail, out)
+            if inflater.eof:
+                return Inflated(head, size, fed + len(piece) - len(inflater.unused_data), None)
+            fed += len(piece)
+            feed = then
+    except zlib.error as exc:
+        return Inflated(head, size, None, str(exc))
+    return Inflated(head, size, None, None)
+
+
 def _broken_member(fh: IO[bytes], start: int) -> str | None:
     """Why the gzip member at `start` is broken, or None: zlib's complaint (bad deflate data, a
     checksum or size that fails), or, when the file ends inside it, that it inflates to more than
@@ -675,27 +713,13 @@ def _broken_member(fh: IO[bytes], start: int) -> str | None:
     damaged deflate data that ran on over the member's end, its checksum never checked. None for
     a member that inflates whole, or one the end of the file cuts (it gives less than its record,
     and the record's own row says what is missing)."""
-    fh.seek(start)
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    head = b""
-    size = 0
-    try:
-        while piece := fh.read(_READ):
-            out = inflater.decompress(piece, _READ)
-            while True:
-                size += len(out)
-                if len(head) < _MAX_HEADER:
-                    head += out[: _MAX_HEADER - len(head)]
-                if inflater.eof or not inflater.unconsumed_tail:
-                    break
-                out = inflater.decompress(inflater.unconsumed_tail, _READ)
-            if inflater.eof:
-                return None
-    except zlib.error as exc:
-        return str(exc)
+    member = inflate_member(fh, start, _MAX_HEADER)
+    if member.length is not None or member.error is not None:
+        return member.error
+    head = member.head
     end = head.find(b"\r\n\r\n")
     length = _CONTENT_LENGTH.search(head, 0, end + 2) if end >= 0 else None  # (its line break too)
-    if length is not None and size > end + 4 + int(length.group(1)) + 4:
+    if length is not None and member.size > end + 4 + int(length.group(1)) + 4:
         return "its deflate data runs past its record and the end of the file"
     return None
 
@@ -703,21 +727,8 @@ def _broken_member(fh: IO[bytes], start: int) -> str | None:
 def _member_end(fh: IO[bytes], start: int) -> int | None:
     """Where the gzip member at `start` ends, if one starts there and inflates to its end (CRC
     and size checked), else None."""
-    fh.seek(start)
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    fed = 0
-    try:
-        while not inflater.eof:
-            piece = fh.read(_READ)
-            if not piece:
-                return None
-            fed += len(piece)
-            inflater.decompress(piece, _READ)
-            while inflater.unconsumed_tail and not inflater.eof:
-                inflater.decompress(inflater.unconsumed_tail, _READ)
-    except zlib.error:
-        return None
-    return start + fed - len(inflater.unused_data) - len(inflater.unconsumed_tail)
+    length = inflate_member(fh, start, 0).length
+    return None if length is None else start + length
 
 
 def _short(exc: Exception) -> str:

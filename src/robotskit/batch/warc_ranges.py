@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,6 +37,7 @@ from robotskit.batch.warc import (
     Response,
     Targets,
     fails,
+    inflate_member,
     read_at,
     read_captures,
     records,
@@ -291,33 +291,12 @@ def _members(path: str, start: int, end: int | None) -> Iterator[tuple[int, byte
             if os.pread(fh.fileno(), len(_WARC_LINE), offset) == _WARC_LINE:
                 yield offset, b"", -1, False
                 return
-            fh.seek(offset)
-            inflater = zlib.decompressobj(31)
-            head, size, fed, feed = b"", 0, 0, 2048  # most members are about 1 KiB
-            whole = False
-            try:
-                while piece := fh.read(feed):
-                    out = inflater.decompress(piece, _INFLATE)
-                    while True:
-                        size += len(out)
-                        if len(head) < _HEAD:
-                            head += out[: _HEAD - len(head)]
-                        if not inflater.unconsumed_tail:
-                            break
-                        out = inflater.decompress(inflater.unconsumed_tail, _INFLATE)
-                    if inflater.eof:
-                        fed += len(piece) - len(inflater.unused_data)
-                        whole = True
-                        break
-                    fed += len(piece)
-                    feed = _FEED
-            except zlib.error:
-                whole = False
-            if whole:
-                yield offset, head, size, True
-                offset += fed
+            member = inflate_member(fh, offset, _HEAD, 2048, _FEED, _INFLATE)  # most are about 1 KiB
+            if member.length is not None:
+                yield offset, member.head, member.size, True
+                offset += member.length
                 continue
-            yield offset, head, size, False
+            yield offset, member.head, member.size, False
             following = resync(fh, offset + 1, None)
             if following is None:
                 return
