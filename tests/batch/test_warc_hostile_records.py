@@ -324,7 +324,7 @@ def test_a_flipped_bit_in_a_member_never_gives_a_verdict_on_altered_bytes(tmp_pa
     Its row is now an error; every other row is the stored record, judged on its own bytes. (Not
     so for the last member of a file, when the damaged data runs to the end of the file giving
     no more than the record: that reads as a file cut short, whose record may be whole. Every
-    flip at every third byte, bits 0, 3 and 6: one of 528 such cases, see docs/batch.md.)"""
+    flip at every third byte, bits 0, 3 and 6: one of 525 such flips, see docs/batch.md.)"""
     body = b"".join(
         b"User-agent: bot%d\nDisallow: /private/%d/\nAllow: /public/%d\n" % (i, i, i) for i in range(40)
     )
@@ -343,6 +343,6 @@ def test_a_flipped_bit_in_a_member_never_gives_a_verdict_on_altered_bytes(tmp_pa
                     if ours and capture.error is None and capture.body != body:
                         judged_on_altered.append((position, bit, bool(tail)))
     assert [case for case in judged_on_altered if case[2]] == []  # followed by another member: none
-    # the last member of a file: 1 of these 528 cases with this zlib, (514, 3); another zlib
+    # the last member of a file: 1 of these 525 flips with this zlib, (514, 3); another zlib
     # compresses the record otherwise, so the bound is 1% rather than that case
     assert len(judged_on_altered) <= 5, judged_on_altered
