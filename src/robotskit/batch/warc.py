@@ -84,8 +84,8 @@ _DECODING = threading.local()
 
 _READ = 65_536
 _SIZE_CAP = 64 * 1024 * 1024  # decoded bytes counted for `size` before reading stops
-_GZIP_MAGIC = b"\x1f\x8b\x08"
-_WARC_MAGIC = b"WARC/1."
+GZIP_MAGIC = b"\x1f\x8b\x08"
+WARC_MAGIC = b"WARC/1."
 # An uncompressed record's header block, as `fails` checks a place to resume at: at most this
 # long, each line after the first a field name and its colon, or a continuation line.
 _MAX_HEADER = 65_536
@@ -373,7 +373,7 @@ def read_at(path: str, offset: int, max_bytes: int) -> Response:
             response = None
         if response is not None and response.damaged is None:
             with Path(path).open("rb") as fh:
-                if os.pread(fh.fileno(), len(_GZIP_MAGIC), got) == _GZIP_MAGIC:
+                if os.pread(fh.fileno(), len(GZIP_MAGIC), got) == GZIP_MAGIC:
                     broken = _broken_member(fh, got)
                     if broken is not None:  # as a whole read finds it (see `records`)
                         return replace(response, damaged=f"{BROKEN_MEMBER}: {broken}")
@@ -441,7 +441,7 @@ class _Pass:
     def __init__(self, fh: IO[bytes], position: int) -> None:
         self.fh, self.position = fh, position
         # warcio reads gzip members from a member start, else uncompressed records
-        self.gz = os.pread(fh.fileno(), len(_GZIP_MAGIC), position) == _GZIP_MAGIC
+        self.gz = os.pread(fh.fileno(), len(GZIP_MAGIC), position) == GZIP_MAGIC
         self.last: int | None = None  # the offset of the last record read
         self.error: Exception | None = None  # what stopped it
         self.lost = False  # it stopped at a record that is not a gzip member start
@@ -464,11 +464,12 @@ class _Pass:
         inflate = reader._decompress
 
         def noted(data: bytes) -> Any:  # warcio's own call, its errors noted for this pass
+            outer = getattr(_DECODING, "errors", None)  # (warcio calls itself for raw deflate)
             _DECODING.errors = errors
             try:
                 return inflate(data)
             finally:
-                _DECODING.errors = None
+                _DECODING.errors = outer
 
         reader._decompress = noted
         seen = 0
@@ -479,7 +480,7 @@ class _Pass:
                 seen = len(errors)
                 offset = iterator.offset
                 behind = offset < self.position or (self.last is not None and offset <= self.last)
-                if behind or (self.gz and os.pread(fh.fileno(), 3, offset) != _GZIP_MAGIC):
+                if behind or (self.gz and os.pread(fh.fileno(), 3, offset) != GZIP_MAGIC):
                     # A record inside another's gzip member (not the one record per member a
                     # .warc.gz holds), or an uncompressed one after the members: warcio's
                     # offsets are lost from here (they even go below 0, or back to an earlier
@@ -516,7 +517,7 @@ def _resume(
         if (
             after is not None
             and reading.last is not None
-            and os.pread(fh.fileno(), len(_WARC_MAGIC), after) == _WARC_MAGIC
+            and os.pread(fh.fileno(), len(WARC_MAGIC), after) == WARC_MAGIC
             and _member_end(fh, reading.last) == after
         ):
             return None, after  # an uncompressed record right after the last member: read from there
@@ -626,10 +627,10 @@ def fails(path: str, offset: int) -> bool:
     """
     with Path(path).open("rb") as fh:
         fh.seek(offset)
-        head = fh.read(len(_GZIP_MAGIC))
-        if head == _GZIP_MAGIC and _member_end(fh, offset) is None:
+        head = fh.read(len(GZIP_MAGIC))
+        if head == GZIP_MAGIC and _member_end(fh, offset) is None:
             return True
-        if head != _GZIP_MAGIC and _stray_line(fh, offset):
+        if head != GZIP_MAGIC and _stray_line(fh, offset):
             return True
         fh.seek(offset)
         try:
@@ -651,7 +652,7 @@ def _stray_line(fh: IO[bytes], position: int) -> bool:
     """Is there a `WARC/1.` line at `position` without a header block after it? warcio would
     read whatever follows as its header lines (gzip members included: see `fails`)."""
     head = os.pread(fh.fileno(), _FIRST_HEADER, position)
-    if not head.startswith(_WARC_MAGIC):
+    if not head.startswith(WARC_MAGIC):
         return False
     if _BLANK_LINE.search(head) is None:  # a longer header block than most (or none)
         head = os.pread(fh.fileno(), _MAX_HEADER, position)
@@ -665,7 +666,7 @@ def _plausible_header(head: bytes) -> bool:
     if blank is None:
         return False
     lines = head[: blank.start()].split(b"\n")
-    return lines[0].startswith(_WARC_MAGIC) and all(map(_HEADER_LINE.match, lines[1:]))
+    return lines[0].startswith(WARC_MAGIC) and all(map(_HEADER_LINE.match, lines[1:]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -740,7 +741,7 @@ def resync(fh: IO[bytes], start: int, gz: bool | None) -> int | None:
     """The offset of the next plausible record start at or after `start`, or None at EOF: a gzip
     member (`gz` True), an uncompressed record's `WARC/1.` line (False), or either (None: a
     reader's records may be stored either way, see `records`)."""
-    magics = (_GZIP_MAGIC, _WARC_MAGIC) if gz is None else (_GZIP_MAGIC,) if gz else (_WARC_MAGIC,)
+    magics = (GZIP_MAGIC, WARC_MAGIC) if gz is None else (GZIP_MAGIC,) if gz else (WARC_MAGIC,)
     keep = max(map(len, magics)) - 1  # a magic split over two reads is found in the next
     fh.seek(start)
     carry = b""
@@ -846,7 +847,7 @@ def _cut(
     chunked = "chunked" in headers.get("transfer-encoding", "").lower()
     if not chunked and length.isascii() and length.isdigit() and fed < int(length):
         return f"body cut short: {fed} of its Content-Length {int(length)} bytes"
-    if not chunked and length.isascii() and length.isdigit() and _WARC_MAGIC in body[int(length) :]:
+    if not chunked and length.isascii() and length.isdigit() and WARC_MAGIC in body[int(length) :]:
         # The block runs on past the body into a WARC header: its record's length is wrong, and
         # what was judged would hold the next record's start.
         return "record runs into the next record: its WARC Content-Length is too long"

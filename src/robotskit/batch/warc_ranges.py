@@ -34,6 +34,8 @@ from typing import IO
 from robotskit.batch._values import Capture
 from robotskit.batch.warc import (
     BROKEN_MEMBER,
+    GZIP_MAGIC,
+    WARC_MAGIC,
     Response,
     Targets,
     fails,
@@ -49,7 +51,6 @@ from robotskit.batch.warc import (
 
 RANGE_BYTES = 8 * 1024 * 1024  # a range unit's compressed size: a few thousand captures
 _GZIP_HEADER = b"\x1f\x8b\x08\x00"  # magic, deflate, no flags
-_WARC_LINE = b"WARC/1."  # an uncompressed record starts so
 _FEED = 16_384  # compressed bytes handed to zlib at a time
 _INFLATE = 262_144  # decompressed bytes taken from zlib at a time (a bomb costs time, not memory)
 _HEAD = 65_536  # a WARC header block longer than this is not read by the scan
@@ -87,29 +88,29 @@ _EMPTY_MEMBER = 20
 _EMPTY_TAIL = b"\x03\x00" + bytes(8)
 
 
+def _is_empty_member(member: bytes) -> bool:
+    """Are these `_EMPTY_MEMBER` bytes an empty gzip member as zlib writes it?"""
+    return member[:4] == _GZIP_HEADER and member[-10:] == _EMPTY_TAIL
+
+
 def _empty_before_other(fh: IO[bytes], at: int) -> bool:
     """Do empty gzip members start at `at`, followed by something else than a gzip member (an
     uncompressed record, bytes between records)? warcio reads that as a record named at the empty
     member's offset when a range starts there, where a whole read names it at its own: no cut
     there (found by fuzzing: the range lost the record after them)."""
     start = at
-    while True:
-        member = os.pread(fh.fileno(), _EMPTY_MEMBER, at)
-        if not (member[:4] == _GZIP_HEADER and member[-10:] == _EMPTY_TAIL):
-            break
+    while _is_empty_member(os.pread(fh.fileno(), _EMPTY_MEMBER, at)):
         at += _EMPTY_MEMBER
-    return at > start and os.pread(fh.fileno(), len(_GZIP_HEADER) - 1, at) != _GZIP_HEADER[:3]
+    return at > start and os.pread(fh.fileno(), len(GZIP_MAGIC), at) != GZIP_MAGIC
 
 
 def _before_empty_members(fh: IO[bytes], cut: int) -> int:
     """`cut`, moved back over the empty gzip members right before it: warcio reports the record
     after an empty member at that member's offset, so a whole read names the record there, and a
     cut between them would give the record twice (once from each side; found by fuzzing)."""
-    while cut >= _EMPTY_MEMBER:
-        fh.seek(cut - _EMPTY_MEMBER)
-        member = fh.read(_EMPTY_MEMBER)
-        if not (member[:4] == _GZIP_HEADER and member[-10:] == _EMPTY_TAIL):
-            break
+    while cut >= _EMPTY_MEMBER and _is_empty_member(
+        os.pread(fh.fileno(), _EMPTY_MEMBER, cut - _EMPTY_MEMBER)
+    ):
         cut -= _EMPTY_MEMBER
     return cut
 
@@ -288,7 +289,7 @@ def _members(path: str, start: int, end: int | None) -> Iterator[tuple[int, byte
         stop = length if end is None else min(end, length)
         offset = start
         while offset < stop:
-            if os.pread(fh.fileno(), len(_WARC_LINE), offset) == _WARC_LINE:
+            if os.pread(fh.fileno(), len(WARC_MAGIC), offset) == WARC_MAGIC:
                 yield offset, b"", -1, False
                 return
             member = inflate_member(fh, offset, _HEAD, 2048, _FEED, _INFLATE)  # most are about 1 KiB
