@@ -346,3 +346,22 @@ def test_a_flipped_bit_in_a_member_never_gives_a_verdict_on_altered_bytes(tmp_pa
     # the last member of a file: 1 of these 525 flips with this zlib, (514, 3); another zlib
     # compresses the record otherwise, so the bound is 1% rather than that case
     assert len(judged_on_altered) <= 5, judged_on_altered
+
+
+@pytest.mark.parametrize("last", [False, True], ids=["then-one", "last"])
+@pytest.mark.parametrize(
+    "before", [[], [b""], [b"", _good(3)]], ids=["alone", "after-empty", "after-empty-and-one"]
+)
+def test_a_member_holding_two_records_is_one_row_after_an_empty_member_too(
+    tmp_path: Path, before: list[bytes], last: bool
+) -> None:
+    """A gzip member that holds a second record after its own is one error row, wherever it is.
+    Right after an empty member (warcio names the record by the empty member's offset), the
+    record was read twice and gave two error rows. After an empty member met earlier, warcio
+    stops checking members: as the file's last member, its second record was lost without a
+    row, where a byte range that started after the empty member gave the row (found by fuzzing)."""
+    rows = _rows(tmp_path, [_good(0), *before, _good(1) + _good(2), *([] if last else [_good(4)])])
+    good = [r["url"] for r in rows if r["error"] is None]
+    names = [0, 3, 1] if len(before) > 1 else [0, 1]
+    assert good == [f"https://good{i}.example/robots.txt" for i in [*names, *([] if last else [4])]], rows
+    assert len([r for r in rows if r["error"] is not None]) == 1, rows

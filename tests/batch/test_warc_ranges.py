@@ -289,6 +289,11 @@ def pool() -> list[bytes]:
     members.append(gzip.decompress(plain))
     members.append(gzip.decompress(_redirect("http://h2.example/robots.txt", "http://h1.example/robots.txt")))
     members.append(b"WARC/1.0\r\n")
+    # An empty gzip member (warcio names the record after it by the empty member's offset), and
+    # a member that holds two records (after an empty one, warcio no longer checked for that).
+    members.append(gzip.compress(b"", mtime=0))
+    second = _member("http://h3.example/robots.txt", "200 OK", b"User-agent: *\nDisallow: /two\n", salt=9)
+    members.append(gzip.compress(gzip.decompress(plain) + gzip.decompress(second), mtime=0))
     return members
 
 

@@ -55,6 +55,40 @@ from robotskit.policy.messages import MAX_CODINGS, MAX_GZIP_MEMBERS, FetchReques
 logging.getLogger("warcio").addHandler(logging.NullHandler())
 
 
+class _Records(ArchiveIterator):  # type: ignore[misc]
+    """warcio's ArchiveIterator, with `empty_record` meaning the record just read.
+
+    warcio's loop sets its `empty_record` flag at the first empty gzip member of a stream and
+    never clears it. After that, a member that holds more than a record (a second record, junk
+    after the block) no longer raises "non-chunked gzip": the stream ends quietly there, and
+    what follows in the file is lost without a row. A read that starts after the empty member
+    (a byte range) raised for the same member (found by fuzzing: the two reads differed by a
+    row). This is warcio's own `_iterate_records` (as of 1.8), the flag cleared for each record.
+    """
+
+    def _iterate_records(self) -> Iterator[Any]:
+        raise_invalid_gzip = False
+        while True:
+            empty_record = False
+            try:
+                self.record = self._next_record(self.next_line)
+                if raise_invalid_gzip:
+                    self._raise_invalid_gzip_err()
+                yield self.record
+            except EOFError:
+                empty_record = True
+            self.read_to_end()
+            if self.reader.decompressor:
+                if self.reader.read_next_member():  # another gzip member: go on
+                    continue
+                if empty_record:  # the end of the stream
+                    break
+                raise_invalid_gzip = True  # more than one record in a member: the next read raises
+            elif empty_record:  # uncompressed: the end of the stream
+                break
+        self.close()
+
+
 class _NoStderr:
     """What warcio's reader module sees as `sys`: the real one, but a stderr that drops what it
     is given. The reader prints each zlib error of a damaged member there itself (thousands of
@@ -455,7 +489,7 @@ class _Pass:
         inflate (warcio read on past the error: see `_NoStderr`)."""
         fh = self.fh
         fh.seek(self.position)
-        iterator = ArchiveIterator(fh)
+        iterator = _Records(fh)
         iterator.INC_RECORD = ""  # warcio writes this to stderr itself; the row says it
         parser = iterator.loader.http_parser
         iterator.loader.http_parser = _HeaderParser(parser.statuslist, parser.verify)
@@ -502,8 +536,12 @@ class _Pass:
 
     @property
     def after(self) -> int:
-        """Where damage after this pass's records can start."""
-        return self.position if self.last is None else self.last + 1
+        """Where damage after this pass's records can start: past the start of the last record's
+        own member (warcio names a record after empty gzip members by the first one's offset:
+        the record's member is further on, and resuming at it read the record twice)."""
+        if self.last is None:
+            return self.position
+        return (_past_empty_members(self.fh, self.last) if self.gz else self.last) + 1
 
 
 def _resume(
@@ -518,7 +556,7 @@ def _resume(
             after is not None
             and reading.last is not None
             and os.pread(fh.fileno(), len(WARC_MAGIC), after) == WARC_MAGIC
-            and _member_end(fh, reading.last) == after
+            and _member_end(fh, reading.after - 1) == after
         ):
             return None, after  # an uncompressed record right after the last member: read from there
         return (reading.after, "corrupt record: not at the start of a gzip member"), after
@@ -634,7 +672,7 @@ def fails(path: str, offset: int) -> bool:
             return True
         fh.seek(offset)
         try:
-            record = next(iter(ArchiveIterator(fh)), None)
+            record = next(iter(_Records(fh)), None)
         except Exception:
             return True
     # warcio takes a stray fragment (the tail of a header block split over members) for an ARC
@@ -723,6 +761,23 @@ def _broken_member(fh: IO[bytes], start: int) -> str | None:
     if length is not None and member.size > end + 4 + int(length.group(1)) + 4:
         return "its deflate data runs past its record and the end of the file"
     return None
+
+
+def _past_empty_members(fh: IO[bytes], at: int) -> int:
+    """`at`, moved on over the empty gzip members (whole, inflating to nothing) that start there.
+    (One byte of output ends the look: a member that holds a record is not inflated.)"""
+    while True:
+        head = os.pread(fh.fileno(), _EMPTY_LOOK, at)
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            if inflater.decompress(head, 1) or not inflater.eof:
+                return at
+        except zlib.error:
+            return at
+        at += len(head) - len(inflater.unused_data)
+
+
+_EMPTY_LOOK = 256  # bytes that hold an empty gzip member (20 as zlib writes it, a name or two more)
 
 
 def _member_end(fh: IO[bytes], start: int) -> int | None:
