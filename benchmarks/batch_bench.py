@@ -38,7 +38,7 @@ from typing import Any
 
 import robotskit
 from robotskit.batch import BatchConfig, default_agents
-from robotskit.batch.analyze import analyzer_for, forget
+from robotskit.batch.analysis import analyzer_for, forget
 from robotskit.batch.inputs import discover
 from robotskit.batch.runner import freeze_heap, local_cluster, process_unit, run_batch
 from robotskit.batch.warc import records

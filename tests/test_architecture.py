@@ -92,6 +92,30 @@ def test_the_console_entry_loads_nothing_before_its_ctrl_c_handling() -> None:
     assert loaded == {"robotskit", "robotskit._lazy", "robotskit.cli"}
 
 
+def test_python_m_robotskit_batch_loads_nothing_before_its_ctrl_c_handling() -> None:
+    """`python -m robotskit.batch` imports the package `robotskit.batch` before its `__main__`
+    runs: the package loads no module of its own (it loaded the analysis and the core, about
+    0.1 s, where a Ctrl-C ended in a traceback), and `__main__` goes through `robotskit.cli.main`."""
+    loaded = {name for name in _modules_after("import robotskit.batch") if name.startswith("robotskit")}
+    assert loaded == {"robotskit", "robotskit._lazy", "robotskit.batch"}
+    main = (ROOT / "src" / "robotskit" / "batch" / "__main__.py").read_text(encoding="utf-8")
+    assert "from robotskit.cli import main" in main
+
+
+def test_batch_facade_names_resolve_to_their_modules() -> None:
+    """Every name of `robotskit.batch.__all__` resolves on first use; `analyze` is the function
+    (its module is `robotskit.batch.analysis`, so importing it never shadows the name)."""
+    import importlib
+
+    import robotskit.batch
+
+    importlib.import_module("robotskit.batch.runner")  # imports the analysis module first
+    for name in robotskit.batch.__all__:
+        assert getattr(robotskit.batch, name) is not None, name
+    assert callable(robotskit.batch.analyze)
+    assert robotskit.batch.analyze is importlib.import_module("robotskit.batch.analysis").analyze
+
+
 def test_lazy_facade_names_resolve_to_their_modules() -> None:
     """Every name of `robotskit.__all__` resolves (lazily loaded ones on first use), and dir() lists it."""
     import importlib

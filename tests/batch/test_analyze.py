@@ -13,7 +13,7 @@ import robotskit
 from robotskit.ai_prefs import content_signal
 from robotskit.audit.report import sample_paths
 from robotskit.batch import BatchConfig, Capture, default_agents
-from robotskit.batch.analyze import Analyzer, Row
+from robotskit.batch.analysis import Analyzer, Row
 from tests.batch.conftest import CORPUS, PATHS
 
 ALLOWED, PARTIAL, DISALLOWED = "allowed", "partial", "disallowed"
@@ -114,7 +114,7 @@ def test_a_library_failure_on_one_body_is_an_error_row(monkeypatch: pytest.Monke
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(sys.modules["robotskit.batch.analyze"], "probe_paths", boom)
+    monkeypatch.setattr(sys.modules["robotskit.batch.analysis"], "probe_paths", boom)
     row = analyzer.analyze(Capture(source="x", record=0, url="https://x.example/robots.txt", body=b"a"))
     assert row.outcome == "ok" and row.error == "analyze: RuntimeError: bug" and not row.agents.of_agent
 
@@ -159,7 +159,7 @@ def test_the_run_store_writes_puts_in_batches_and_at_flush(tmp_path: Path) -> No
     """Puts reach the file 32 at a time (one transaction each) and the rest at `flush`; a
     disabled store drops what is pending and answers nothing."""
     from robotskit.batch import shared
-    from robotskit.batch.analyze import NO_AGENTS, Facts
+    from robotskit.batch.analysis import NO_AGENTS, Facts
 
     facts = Facts(groups=1, rules=2, sitemaps=0, lint_ids=(), truncated=False, size=10, agents=NO_AGENTS)
     writer = shared.SharedFacts(str(tmp_path / "facts.sqlite"))
@@ -184,7 +184,7 @@ def test_the_run_store_keeps_every_field_of_the_facts(tmp_path: Path) -> None:
     import pickle
 
     from robotskit.batch import shared
-    from robotskit.batch.analyze import AgentVerdicts, Facts, Verdicts
+    from robotskit.batch.analysis import AgentVerdicts, Facts, Verdicts
 
     assert [f.name for f in dataclasses.fields(Facts)] == [
         "groups", "rules", "sitemaps", "lint_ids", "truncated", "size", "agents", "lint_error",
@@ -215,7 +215,7 @@ def test_the_run_store_answers_and_claims_many_keys_at_once(
     worker claimed first, and works one key at a time on SQLite without RETURNING. A disabled
     store finds nothing and lets the worker take every key."""
     from robotskit.batch import shared
-    from robotskit.batch.analyze import NO_AGENTS, Facts
+    from robotskit.batch.analysis import NO_AGENTS, Facts
 
     monkeypatch.setattr(shared, "_MAX_VARIABLES", 3)  # several statements per call
     facts = Facts(groups=1, rules=2, sitemaps=0, lint_ids=(), truncated=False, size=10, agents=NO_AGENTS)
@@ -288,7 +288,7 @@ def test_a_unit_judges_its_waiting_captures_itself_when_the_claimant_never_write
     """process_unit with every body claimed by a worker that never writes its facts (it died):
     the captures wait, then are judged at the unit's end; the rows equal a run without a store."""
     from robotskit.batch import runner
-    from robotskit.batch.analyze import Facts, forget
+    from robotskit.batch.analysis import Facts, forget
     from robotskit.batch.inputs import InputUnit, Item
 
     class DeadClaimant:
@@ -340,7 +340,7 @@ def test_a_unit_leaves_no_batch_of_captures_in_the_analyzer(tmp_path: Path) -> N
     """The per-process analyzer outlives units: after one, it holds no captures of its last batch
     (their bodies) and no claims; the unit's rows equal a run without a store."""
     from robotskit.batch import runner
-    from robotskit.batch.analyze import forget
+    from robotskit.batch.analysis import forget
     from robotskit.batch.inputs import InputUnit, Item
 
     config = BatchConfig(agents=default_agents())
@@ -369,7 +369,7 @@ def test_a_store_that_fails_on_batches_still_gives_every_row(
     """The batched lookup is an accelerator only: a store whose batch calls raise leaves each
     capture to be asked about alone, with the same rows."""
     from robotskit.batch import runner
-    from robotskit.batch.analyze import forget
+    from robotskit.batch.analysis import forget
     from robotskit.batch.inputs import InputUnit, Item
     from robotskit.batch.shared import SharedFacts
 
@@ -377,7 +377,7 @@ def test_a_store_that_fails_on_batches_still_gives_every_row(
         def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Facts]:
             raise RuntimeError("boom")
 
-    from robotskit.batch.analyze import Facts
+    from robotskit.batch.analysis import Facts
 
     config = BatchConfig(agents=default_agents())
     root = tmp_path / "files"

@@ -4,7 +4,7 @@ sharing must never give a row another run's agent names or another body's verdic
 from __future__ import annotations
 
 from robotskit.batch import output
-from robotskit.batch.analyze import AgentVerdicts, Row, Verdicts, _delay
+from robotskit.batch.analysis import AgentVerdicts, Row, Verdicts, _delay
 
 ALLOW = Verdicts("allowed", True, (True,), None, None)
 BLOCK = Verdicts("disallowed", False, (False,), 2.0, (True, False, None))

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 
 from robotskit.batch import BatchConfig, Capture
 from robotskit.batch._values import AgentSpec
-from robotskit.batch.analyze import Analyzer
+from robotskit.batch.analysis import Analyzer
 from robotskit.batch.output import metadata, to_table
 from robotskit.batch.report import write_report
 

@@ -1,7 +1,10 @@
-"""`python -m robotskit.batch INPUT... --out results.parquet` (same as `robotskit batch`)."""
+"""`python -m robotskit.batch INPUT... --out results.parquet` (same as `robotskit batch`).
+
+Through `robotskit.cli.main`, which imports the command inside its Ctrl-C handling: a press
+while the command loads ends it with status 130 and no traceback."""
 
 import sys
 
-from robotskit.batch.cli import main
+from robotskit.cli import main
 
-sys.exit(main())
+sys.exit(main(["batch", *sys.argv[1:]]))

@@ -330,7 +330,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m robotskit.batch ...`: the same command without the rest of the CLI."""
+    """The batch command alone, in process (`argv` after `batch`). `python -m robotskit.batch`
+    goes through `robotskit.cli.main` instead, whose Ctrl-C handling covers the imports."""
     parser = argparse.ArgumentParser(prog="robotskit")
     add_parser(parser.add_subparsers(dest="command", required=True))
     _one_line_errors(parser)

@@ -21,7 +21,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.compute  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-from robotskit.batch.analyze import AgentVerdicts, Row
+from robotskit.batch.analysis import AgentVerdicts, Row
 
 SCHEMA_VERSION = "2"
 

@@ -39,7 +39,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from robotskit.batch import output, shared
 from robotskit.batch._values import BatchConfig, Capture, Interrupted
-from robotskit.batch.analyze import Row, analyzer_for, forget
+from robotskit.batch.analysis import Row, analyzer_for, forget
 from robotskit.batch.inputs import (
     DEFAULT_CHUNK,
     FetchOptions,

@@ -1,6 +1,6 @@
 """A per-body result store shared by the worker processes of one run (an SQLite file).
 
-Each worker keeps its own in-memory cache of what a body says (`robotskit.batch.analyze`); with
+Each worker keeps its own in-memory cache of what a body says (`robotskit.batch.analysis`); with
 several workers, a body seen by two of them would be parsed and linted twice. Workers that can
 open the run's store file (same machine, or a shared file system) look a body up there before
 judging it, and add what they judged. The store is an accelerator only: any failure to open,
@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from robotskit.batch.analyze import AgentVerdicts, Facts, Verdicts
+from robotskit.batch.analysis import AgentVerdicts, Facts, Verdicts
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS facts (key BLOB PRIMARY KEY, value BLOB NOT NULL)"
 # Who is judging which body now: the first worker to claim a key judges it; the others let the
