@@ -232,6 +232,60 @@ def test_skeleton_equals_parse_on_block_lists(lines: list[str], newline: str, fi
     _assert_same(text.encode("latin-1"))
 
 
+# Rule lines for big rule regions (4 KiB and more are read by `_uniform_rules` when every line
+# is `Disallow: VALUE`, or every one `Allow: VALUE`): mostly such lines, and every way a line can
+# read otherwise (another key's spelling, no space or two, whitespace or `#` in the value, a
+# blank line, the other kind, a value holding a key).
+_UNIFORM_VALUE = st.text(alphabet="/*$ab:\x85\xa0Dl", max_size=12)  # (whitespace comes from _ODD_RULE_LINE)
+_ODD_RULE_LINE = st.sampled_from(
+    [
+        "",
+        "# c",
+        "Disallow:/x",
+        "Disallow:  /x",
+        "disallow: /x",
+        "Disallow : /x",
+        " Disallow: /x",
+        "Allow: /y",
+        "Disallow: /x # c",
+        "Disallow: /x\t",
+        "Disallow: /x ",
+        "Disallow: \x0c/x",
+        "Allow:",
+        "Disallow: /a\x0bb",
+        "Disallow: Disallow: /z",
+        "Sitemap: /s",
+        "Crawl-delay: 1",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["Disallow", "Allow"]),
+    st.lists(_UNIFORM_VALUE, min_size=1, max_size=30),
+    st.lists(st.tuples(st.integers(0, 400), _ODD_RULE_LINE), max_size=2),
+    st.integers(520, 900),  # 4 KiB and more, however short the lines
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_skeleton_equals_parse_on_big_rule_lists(
+    key: str,
+    values: list[str],
+    odd: list[tuple[int, str]],
+    count: int,
+    newline: str,
+    final_break: bool,
+) -> None:
+    """Property: a group of hundreds of rule lines (read in bulk when they are all written alike)
+    reads as parse_file reads it, whatever line breaks the run."""
+    lines = [f"{key}: {values[i % len(values)]}" for i in range(count)]
+    for where, line in odd:
+        lines.insert(min(where, len(lines)), line)
+    text = "User-agent: *" + newline + newline.join(lines) + (newline if final_break else "")
+    _assert_same(text.encode("latin-1"))
+
+
 @pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(st.lists(_PIECES, max_size=40).map(b"".join))

