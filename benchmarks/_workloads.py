@@ -286,6 +286,20 @@ def near_miss_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         _near_miss_file(_late_final_near_misses(rng, noise, 1000, (12, 64))),
         (HOST + noise,),
     )
+
+    # Random rules, as a generator of hostile files would write them: 1,000 rules of 20 random
+    # three-letter literals against a random path, no rule built to pass anything (about one in
+    # four literals occurs in the path; every literal distinct enough that nothing is shared).
+    loose = random.Random(SEED + 2)
+    loose_path = "/" + "".join(loose.choice(_LETTERS) for _ in range(4999))
+    loose_rules = [
+        "/*" + "*".join("".join(loose.choice(_LETTERS) for _ in range(3)) for _ in range(20))
+        for _ in range(1000)
+    ]
+    families["random literals: 1,000 rules of 20 three-letter literals"] = (
+        _near_miss_file(loose_rules),
+        (HOST + loose_path,),
+    )
     return families
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import threading
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, repeat, zip_longest
 from operator import add, and_, ge, is_not, itemgetter, le, not_, sub
 from time import perf_counter_ns
@@ -306,16 +306,23 @@ class Tails:
             # (an absent final bounds it to nothing). Each final is searched once, into the memo.
             begin = bisect_left(free.indexes, start)
             uniques = free.uniques
-            lasts: list[int] = []
-            for length, low, high in free.gram_spans:
-                # Many distinct literals of one length: one pass over the path's substrings of that
-                # length (the last occurrence of each is the one kept) beats a scan per literal.
-                grams = {path[i : i + length]: i for i in range(len(path) - length + 1)}
-                lasts += map(grams.get, uniques[low:high], repeat(-1))
-            lasts += map(path.rfind, uniques[len(lasts) :])
+            # Many distinct last literals of one length: one table of the path's substrings of that
+            # length (the last occurrence of each is the one kept) beats a scan per literal.
+            substrings: dict[int, list[str]] = {}  # the path's, by length
+            last_of: dict[str, int] = {}  # (substrings of several lengths never collide)
+            for length, _, _ in free.gram_spans:
+                grams = substrings[length] = _substrings(path, length)
+                last_of.update(zip(grams, range(len(grams)), strict=True))
+            tabled = free.gram_spans[-1][2] if free.gram_spans else 0  # uniques[:tabled] are in it
+            lasts = list(map(last_of.get, uniques[:tabled], repeat(-1)))
+            lasts += map(path.rfind, uniques[tabled:])
             memo.update(zip(uniques, lasts, strict=True))  # (what `last_at` would find)
-            bounds = dict(zip(uniques, map(max, lasts, repeat(0)), strict=True))
-            limits = map(bounds.__getitem__, free.finals[begin:])
+            limits: Iterator[int]
+            if tabled == len(uniques):  # (an occurrence is at 0 or later: its own bound)
+                limits = map(last_of.get, free.finals[begin:], repeat(0))
+            else:
+                bounds = dict(zip(uniques, map(max, lasts, repeat(0)), strict=True))
+                limits = map(bounds.__getitem__, free.finals[begin:])
             if free.before_lengths:
                 # Rules sharing their literal before the last: each such literal is searched once,
                 # from `position`, and a rule passes when that first occurrence ends by its bound
@@ -327,6 +334,10 @@ class Tails:
                 }
                 ends = map(add, map(firsts.__getitem__, free.befores[begin:]), free.before_lengths[begin:])
                 out += compress(free.indexes[begin:], map(le, ends, limits))
+            elif free.before_grams and (found_ends := _first_ends(free, path, position, begin, substrings)):
+                # Many distinct literals before the last, all of lengths that many share: where each
+                # first occurs, from tables of the path's substrings, as for the last literals.
+                out += compress(free.indexes[begin:], map(le, found_ends, limits))
             else:  # each rule's own search, bounded there
                 found = map(path.find, free.befores[begin:], repeat(position), limits)
                 out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
@@ -416,12 +427,38 @@ class Tails:
         return columns
 
 
+def _substrings(path: str, length: int) -> list[str]:
+    """The path's substrings of `length` (> 0), by start: one C-level pass (a `zip` of shifted copies)."""
+    return list(map("".join, zip(*(path[shift:] for shift in range(length)), strict=False)))  # (shortest)
+
+
+def _first_ends(
+    group: _TailGroup, path: str, position: int, begin: int, substrings: dict[int, list[str]]
+) -> list[int] | None:
+    """Where the first occurrence of each rule's literal before the last ends (from `begin`; past
+    the path for an absent one), from tables of the path's substrings (`substrings`: those built
+    already, by length); None when one occurs first before `position` (the rule's own search
+    from there is then needed)."""
+    firsts: dict[str, int] = {}
+    for length in group.before_grams:
+        grams = substrings.get(length)
+        if grams is None:
+            grams = substrings[length] = _substrings(path, length)
+        firsts.update(zip(reversed(grams), range(len(grams) - 1, -1, -1), strict=True))  # the first one kept
+    found = list(map(firsts.get, group.befores[begin:], repeat(len(path) + 1)))
+    if found and min(found) < position:
+        return None
+    return list(map(add, found, group.before_sizes[begin:]))
+
+
 class _TailGroup:
     """The unanchored or the anchored rules of a `Tails`, as parallel sequences: the rules'
     indexes (ascending), literals before the last, and last literals (`$` dropped)."""
 
     __slots__ = (
+        "before_grams",
         "before_lengths",
+        "before_sizes",
         "befores",
         "finals",
         "gram_spans",
@@ -456,6 +493,15 @@ class _TailGroup:
         shared = anchored or len(self.unique_befores) * SHARED_BEFORES <= len(befores)
         self.before_lengths: list[int] = list(map(len, befores)) if shared else []
         self.lengths: list[int] = list(map(len, finals)) if anchored else []
+        # Unshared literals before the last, GRAM_FINALS or more of each of their lengths: their
+        # first occurrences come from tables of the path's substrings (see `_first_ends`).
+        self.before_grams: tuple[int, ...] = ()
+        self.before_sizes: list[int] = []
+        if not shared and len(self.unique_befores) >= GRAM_FINALS:
+            lengths = Counter(map(len, self.unique_befores))
+            if all(count >= GRAM_FINALS for count in lengths.values()) and 0 not in lengths:
+                self.before_grams = tuple(lengths)
+                self.before_sizes = list(map(len, befores))
 
     @classmethod
     def of_rules(cls, rules: list[tuple[int, str, str]], anchored: bool) -> _TailGroup:
