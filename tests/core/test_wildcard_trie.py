@@ -419,9 +419,17 @@ def _matches_from(pattern: str, path: str, position: int) -> bool:
     st.sampled_from([0.0, 0.75, 1.0]),
     st.sampled_from([0, 1, 8]),
     st.sampled_from([0, 4, 64]),
+    st.booleans(),
 )
 def test_deeper_tail_test_keeps_every_rule_that_can_match(
-    patterns: list[str], path: str, position: int, literals: int, keeps: float, few: int, enough: int
+    patterns: list[str],
+    path: str,
+    position: int,
+    literals: int,
+    keeps: float,
+    few: int,
+    enough: int,
+    tables: bool,
 ) -> None:
     """Property: the tail test taken deeper (`Tails.deeper`, walking back from each rule's last
     literal) keeps every rule that passed the tail test and can match from `position`, keeps
@@ -429,7 +437,7 @@ def test_deeper_tail_test_keeps_every_rule_that_can_match(
     a rule it drops has a later literal that cannot fit. With the passes unbounded it is exact
     for unanchored rules whose literals it reads to the end."""
     position = min(position, len(path))
-    forced = {"DEEP_LITERALS": literals, "DEEP_KEEPS": keeps, "DEEP_FEW": few}
+    forced = {"DEEP_LITERALS": literals, "DEEP_KEEPS": keeps, "DEEP_FEW": few, **_TABLES[tables]}
     with mock.patch.multiple(_wildcards, **forced):
         tails = _wildcards.Tails.of_patterns(patterns)
         memo = LastAt()
@@ -451,12 +459,16 @@ def test_deeper_tail_test_keeps_every_rule_that_can_match(
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(_PATTERN, min_size=1, max_size=12), _PATH, st.integers(0, 3))
-def test_deeper_tail_test_taken_to_the_end_is_exact(patterns: list[str], path: str, position: int) -> None:
+@given(st.lists(_PATTERN, min_size=1, max_size=12), _PATH, st.integers(0, 3), st.booleans())
+def test_deeper_tail_test_taken_to_the_end_is_exact(
+    patterns: list[str], path: str, position: int, tables: bool
+) -> None:
     """Property: with every pass taken, the walk back decides each unanchored wildcard rule (it
-    reads them whole here) exactly as matching does; the others stay in."""
+    reads them whole here) exactly as matching does; the others stay in. With `tables`, the
+    bulk tail test tables the path's substrings for every literal length it can, so the walk
+    back reads its searches from them where every literal's length is tabled."""
     position = min(position, len(path))
-    forced = {"DEEP_LITERALS": 10, "DEEP_KEEPS": 1.0, "DEEP_FEW": 0}
+    forced = {"DEEP_LITERALS": 10, "DEEP_KEEPS": 1.0, "DEEP_FEW": 0, **_TABLES[tables]}
     with mock.patch.multiple(_wildcards, **forced):
         tails = _wildcards.Tails.of_patterns(patterns)
         memo = LastAt()
@@ -471,6 +483,40 @@ def test_deeper_tail_test_taken_to_the_end_is_exact(patterns: list[str], path: s
             assert (index in deeper) is _matches_from(pattern, path, position), (pattern, path, position)
         else:
             assert index in deeper
+
+
+# Thresholds that make the bulk tail test table the path's substrings for any set of rules (one
+# distinct literal of a length is enough, literals before the last never counted as shared).
+_TABLES: dict[bool, dict[str, int]] = {False: {}, True: {"GRAM_FINALS": 1, "SHARED_BEFORES": 10**9}}
+
+
+def test_deeper_tail_test_reads_the_tables_when_every_length_is_tabled() -> None:
+    """The walk back on tabled literals (all of length 2 here) gives the searches' answers, and
+    is taken: occurrences before, after and on both sides of each bound."""
+    path = "/abxyabcdxyab"
+    # (the last: `ab` then ends exactly where the walk back must find it by, and occurs later too)
+    patterns = [
+        "/*ab*xy*ab",
+        "/*xy*xy*ab",
+        "/*cd*ab*xy",
+        "/*zz*ab*ab",
+        "/*ab*cd*ab",
+        "/*xy*cd*xy",
+        "/*ab*xy*cd",
+    ]
+    forced = {"DEEP_LITERALS": 10, "DEEP_KEEPS": 1.0, "DEEP_FEW": 0, **_TABLES[True]}
+    with (
+        mock.patch.multiple(_wildcards, **forced),
+        mock.patch.object(_wildcards, "_last_before", wraps=_wildcards._last_before) as read,
+    ):
+        tails = _wildcards.Tails.of_patterns(patterns)
+        memo = LastAt()
+        passing = tails.passing(path, 0, memo)
+        deeper = tails.deeper(passing, path, 0, memo, 10)
+    assert read.called and memo.gram_lengths == {2}
+    assert deeper is not None
+    for index in passing:
+        assert (index in deeper) is _matches_from(patterns[index], path, 0), patterns[index]
 
 
 def test_deeper_tail_test_examples() -> None:

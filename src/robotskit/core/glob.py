@@ -28,10 +28,16 @@ class LastAt(dict[str, int]):
     `after`: for the literals of the tail test, the last search made (see `find_after`).
     `budget`: how many rules the check may still sort into wildcard tries (`wildcards`), shared
     by every trie it consults (about 0.2 µs each: at most a few tenths of a millisecond per check).
+    `grams_first`, `grams_last`: tables of the path's substrings of `gram_lengths` (`wildcards`).
     """
 
     after: dict[str, tuple[int, int]] | None = None  # made on first use: most checks never need it
     budget: int = 600
+    # Where each substring of the path of some lengths occurs first and last (the bulk tail test
+    # builds them for many distinct literals; `Tails.deeper` reads them), and those lengths.
+    grams_first: dict[str, int] | None = None
+    grams_last: dict[str, int] | None = None
+    gram_lengths: frozenset[int] = frozenset()
 
 
 def last_at(memo: LastAt, path: str, literal: str) -> int:

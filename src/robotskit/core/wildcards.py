@@ -38,7 +38,7 @@ import threading
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from itertools import compress, repeat, zip_longest
+from itertools import chain, compress, repeat, zip_longest
 from operator import add, and_, ge, is_not, itemgetter, le, not_, sub
 from time import perf_counter_ns
 from typing import cast
@@ -252,7 +252,7 @@ class Tails:
     distinct literal is searched once per check. Rules too short for the test always pass.
     """
 
-    __slots__ = ("_always", "_anchored", "_columns", "_free", "_patterns")
+    __slots__ = ("_always", "_anchored", "_columns", "_deep_lengths", "_free", "_patterns")
 
     def __init__(
         self, always: list[int], free: _TailGroup, anchored: _TailGroup, patterns: Sequence[str] = ()
@@ -262,6 +262,7 @@ class Tails:
         self._anchored = anchored
         self._patterns = patterns  # (for `deeper`, which reads more of each rule)
         self._columns: list[Sequence[str | None]] | None = None
+        self._deep_lengths: frozenset[int] = frozenset()  # of the literals `deeper` walks (with the columns)
 
     @classmethod
     def of_patterns(cls, patterns: Sequence[str]) -> Tails:
@@ -313,6 +314,8 @@ class Tails:
             for length, _, _ in free.gram_spans:
                 grams = substrings[length] = _substrings(path, length)
                 last_of.update(zip(grams, range(len(grams)), strict=True))
+            if free.gram_spans:  # (a first table for some of these lengths may follow: `_first_ends`)
+                memo.grams_last, memo.grams_first, memo.gram_lengths = last_of, None, frozenset()
             tabled = free.gram_spans[-1][2] if free.gram_spans else 0  # uniques[:tabled] are in it
             lasts = list(map(last_of.get, uniques[:tabled], repeat(-1)))
             lasts += map(path.rfind, uniques[tabled:])
@@ -334,10 +337,12 @@ class Tails:
                 }
                 ends = map(add, map(firsts.__getitem__, free.befores[begin:]), free.before_lengths[begin:])
                 out += compress(free.indexes[begin:], map(le, ends, limits))
-            elif free.before_grams and (found_ends := _first_ends(free, path, position, begin, substrings)):
+            elif free.before_grams and (
+                ends_at := _first_ends(free, path, position, begin, substrings, memo)
+            ):
                 # Many distinct literals before the last, all of lengths that many share: where each
                 # first occurs, from tables of the path's substrings, as for the last literals.
-                out += compress(free.indexes[begin:], map(le, found_ends, limits))
+                out += compress(free.indexes[begin:], map(le, ends_at, limits))
             else:  # each rule's own search, bounded there
                 found = map(path.find, free.befores[begin:], repeat(position), limits)
                 out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
@@ -390,6 +395,9 @@ class Tails:
         live = list(compress(live, present))
         starts = list(compress(starts, present))
         first = columns[1]
+        # Every literal of a length whose first and last occurrences the bulk tail test tabled:
+        # most searches are then answered from the tables (`_last_before`).
+        tabled = bool(memo.gram_lengths) and self._deep_lengths <= memo.gram_lengths
         for column in columns[1:]:
             if len(kept) + len(live) <= DEEP_FEW:
                 break
@@ -401,7 +409,10 @@ class Tails:
                 starts = list(compress(starts, known))
                 found_literals = list(compress(found_literals, known))
             literals = cast(list[str], found_literals)
-            found = list(map(path.rfind, literals, repeat(position), starts))
+            if tabled:
+                found = _last_before(literals, starts, path, position, memo)
+            else:
+                found = list(map(path.rfind, literals, repeat(position), starts))
             fits = list(map(ge, found, repeat(0)))
             before = len(live)
             live = list(compress(live, fits))
@@ -423,8 +434,31 @@ class Tails:
                 finals = columns[0]
                 anchored = map(str.endswith, map(str, finals), repeat("$"))  # (str(None): "None")
                 columns[0] = [None if end else final for final, end in zip(finals, anchored, strict=True)]
+            every = list(chain.from_iterable(columns[1:]))
+            literals = cast(Iterator[str], compress(every, map(is_not, every, repeat(None))))
+            self._deep_lengths = frozenset(map(len, literals))
             self._columns = columns
         return columns
+
+
+def _last_before(literals: list[str], bounds: list[int], path: str, position: int, memo: LastAt) -> list[int]:
+    """`path.rfind(literal, position, bound)` for each literal and bound, read from the memo's
+    tables of where each substring occurs first and last (every literal of a tabled length): the
+    last occurrence when it fits, none when the last is before `position` or the first ends past
+    the bound, a search only when occurrences lie on both sides of the bound."""
+    last_get, first_get = (
+        cast(dict[str, int], memo.grams_last).get,
+        cast(dict[str, int], memo.grams_first).get,
+    )
+    beyond = len(path) + 1
+    return [
+        last
+        if (last := last_get(literal, -1)) >= position and last + len(literal) <= bound
+        else -1
+        if last < position or first_get(literal, beyond) + len(literal) > bound
+        else path.rfind(literal, position, bound)
+        for literal, bound in zip(literals, bounds, strict=True)
+    ]
 
 
 def _substrings(path: str, length: int) -> list[str]:
@@ -433,18 +467,20 @@ def _substrings(path: str, length: int) -> list[str]:
 
 
 def _first_ends(
-    group: _TailGroup, path: str, position: int, begin: int, substrings: dict[int, list[str]]
+    group: _TailGroup, path: str, position: int, begin: int, substrings: dict[int, list[str]], memo: LastAt
 ) -> list[int] | None:
     """Where the first occurrence of each rule's literal before the last ends (from `begin`; past
     the path for an absent one), from tables of the path's substrings (`substrings`: those built
     already, by length); None when one occurs first before `position` (the rule's own search
-    from there is then needed)."""
+    from there is then needed). The tables go to the memo, for `Tails.deeper`."""
+    in_last = frozenset(substrings)  # the lengths the last table holds
     firsts: dict[str, int] = {}
     for length in group.before_grams:
         grams = substrings.get(length)
         if grams is None:
             grams = substrings[length] = _substrings(path, length)
         firsts.update(zip(reversed(grams), range(len(grams) - 1, -1, -1), strict=True))  # the first one kept
+    memo.grams_first, memo.gram_lengths = firsts, in_last.intersection(group.before_grams)
     found = list(map(firsts.get, group.befores[begin:], repeat(len(path) + 1)))
     if found and min(found) < position:
         return None
