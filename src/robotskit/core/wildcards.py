@@ -262,7 +262,7 @@ class Tails:
         self._anchored = anchored
         self._patterns = patterns  # (for `deeper`, which reads more of each rule)
         self._columns: list[Sequence[str | None]] | None = None
-        self._deep_lengths: frozenset[int] = frozenset()  # of the literals `deeper` walks (with the columns)
+        self._deep_lengths: frozenset[int] | None = None  # see `_literal_lengths`
 
     @classmethod
     def of_patterns(cls, patterns: Sequence[str]) -> Tails:
@@ -397,7 +397,7 @@ class Tails:
         first = columns[1]
         # Every literal of a length whose first and last occurrences the bulk tail test tabled:
         # most searches are then answered from the tables (`_last_before`).
-        tabled = bool(memo.gram_lengths) and self._deep_lengths <= memo.gram_lengths
+        tabled = bool(memo.gram_lengths) and self._literal_lengths(columns) <= memo.gram_lengths
         for column in columns[1:]:
             if len(kept) + len(live) <= DEEP_FEW:
                 break
@@ -422,6 +422,16 @@ class Tails:
                 break  # passes no longer pay
         return kept + live if len(kept) + len(live) <= enough else None
 
+    def _literal_lengths(self, columns: list[Sequence[str | None]]) -> frozenset[int]:
+        """The lengths of the literals `deeper` walks (after the last), found once, when a check
+        has tables to read them from (most sets never do: it costs a pass over every literal)."""
+        lengths = self._deep_lengths
+        if lengths is None:
+            every = list(chain.from_iterable(columns[1:]))
+            literals = cast(Iterator[str], compress(every, map(is_not, every, repeat(None))))
+            lengths = self._deep_lengths = frozenset(map(len, literals))
+        return lengths
+
     def _deep_columns(self) -> list[Sequence[str | None]]:
         """Per depth, each rule's literal: the last (None for a `$`-anchored rule), the one before
         it, and so on up to DEEP_LITERALS (None past a rule's first literal after its head).
@@ -434,9 +444,6 @@ class Tails:
                 finals = columns[0]
                 anchored = map(str.endswith, map(str, finals), repeat("$"))  # (str(None): "None")
                 columns[0] = [None if end else final for final, end in zip(finals, anchored, strict=True)]
-            every = list(chain.from_iterable(columns[1:]))
-            literals = cast(Iterator[str], compress(every, map(is_not, every, repeat(None))))
-            self._deep_lengths = frozenset(map(len, literals))
             self._columns = columns
         return columns
 
