@@ -380,8 +380,8 @@ def test_bulk_tail_test_is_the_per_rule_test(
     once each (shared) or once per rule; the memo it fills holds `rfind`'s answers."""
     position = min(position, len(path))
     answers = []
-    for shared, grams in ((1, 1), (10**9, 10**9), (1, 10**9), (10**9, 1)):
-        with mock.patch.multiple(_wildcards, SHARED_BEFORES=shared, GRAM_FINALS=grams):
+    for shared, grams in ((1, 1), (10**9, 10**9), (1, 10**9), (10**9, 1), (10**9, 2)):
+        with mock.patch.multiple(_wildcards, SHARED_BEFORES=shared, GRAM_FINALS=grams, UNTABLED_SHARE=1.0):
             memo = LastAt()
             passing = _wildcards.Tails.of_patterns(patterns).passing(path, position, memo, start)
         assert all(memo[literal] == path.rfind(literal) for literal in memo)
@@ -419,7 +419,7 @@ def _matches_from(pattern: str, path: str, position: int) -> bool:
     st.sampled_from([0.0, 0.75, 1.0]),
     st.sampled_from([0, 1, 8]),
     st.sampled_from([0, 4, 64]),
-    st.booleans(),
+    st.sampled_from([False, True, "mixed"]),
 )
 def test_deeper_tail_test_keeps_every_rule_that_can_match(
     patterns: list[str],
@@ -429,7 +429,7 @@ def test_deeper_tail_test_keeps_every_rule_that_can_match(
     keeps: float,
     few: int,
     enough: int,
-    tables: bool,
+    tables: object,
 ) -> None:
     """Property: the tail test taken deeper (`Tails.deeper`, walking back from each rule's last
     literal) keeps every rule that passed the tail test and can match from `position`, keeps
@@ -459,9 +459,14 @@ def test_deeper_tail_test_keeps_every_rule_that_can_match(
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(_PATTERN, min_size=1, max_size=12), _PATH, st.integers(0, 3), st.booleans())
+@given(
+    st.lists(_PATTERN, min_size=1, max_size=12),
+    _PATH,
+    st.integers(0, 3),
+    st.sampled_from([False, True, "mixed"]),
+)
 def test_deeper_tail_test_taken_to_the_end_is_exact(
-    patterns: list[str], path: str, position: int, tables: bool
+    patterns: list[str], path: str, position: int, tables: object
 ) -> None:
     """Property: with every pass taken, the walk back decides each unanchored wildcard rule (it
     reads them whole here) exactly as matching does; the others stay in. With `tables`, the
@@ -487,7 +492,13 @@ def test_deeper_tail_test_taken_to_the_end_is_exact(
 
 # Thresholds that make the bulk tail test table the path's substrings for any set of rules (one
 # distinct literal of a length is enough, literals before the last never counted as shared).
-_TABLES: dict[bool, dict[str, int]] = {False: {}, True: {"GRAM_FINALS": 1, "SHARED_BEFORES": 10**9}}
+# "mixed": tables for the lengths of two distinct literals or more, the other literals before the
+# last searched one by one however many they are.
+_TABLES: dict[object, dict[str, float]] = {
+    False: {},
+    True: {"GRAM_FINALS": 1, "SHARED_BEFORES": 10**9},
+    "mixed": {"GRAM_FINALS": 2, "SHARED_BEFORES": 10**9, "UNTABLED_SHARE": 1.0},
+}
 
 
 def test_deeper_tail_test_reads_the_tables_when_every_length_is_tabled() -> None:

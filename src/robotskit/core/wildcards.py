@@ -85,6 +85,9 @@ SHARED_BEFORES = 4
 # (or more) with one table of the path's substrings of that length, not a scan per literal (a
 # scan costs about as much as this many table entries).
 GRAM_FINALS = 256
+# Literals before the last whose length has no table (fewer than GRAM_FINALS distinct of it) are
+# searched one by one when they are at most this share of the rules; more, and every rule is.
+UNTABLED_SHARE = 0.1
 # `Tails.deeper`: how many literals before the last it walks back at most, and the share of the
 # rules a pass may keep before it gives up (rules sharing long runs pass pass after pass).
 DEEP_LITERALS = 8
@@ -488,9 +491,13 @@ def _first_ends(
             grams = substrings[length] = _substrings(path, length)
         firsts.update(zip(reversed(grams), range(len(grams) - 1, -1, -1), strict=True))  # the first one kept
     memo.grams_first, memo.gram_lengths = firsts, in_last.intersection(group.before_grams)
-    found = list(map(firsts.get, group.befores[begin:], repeat(len(path) + 1)))
+    missing = len(path) + 1
+    found = list(map(firsts.get, group.befores[begin:], repeat(missing)))
     if found and min(found) < position:
         return None
+    for index in group.untabled[bisect_left(group.untabled, begin) :]:  # lengths not tabled
+        first = path.find(group.befores[index], position)
+        found[index - begin] = missing if first < 0 else first
     return list(map(add, found, group.before_sizes[begin:]))
 
 
@@ -509,6 +516,7 @@ class _TailGroup:
         "lengths",
         "unique_befores",
         "uniques",
+        "untabled",
     )
 
     def __init__(
@@ -536,15 +544,21 @@ class _TailGroup:
         shared = anchored or len(self.unique_befores) * SHARED_BEFORES <= len(befores)
         self.before_lengths: list[int] = list(map(len, befores)) if shared else []
         self.lengths: list[int] = list(map(len, finals)) if anchored else []
-        # Unshared literals before the last, GRAM_FINALS or more of each of their lengths: their
-        # first occurrences come from tables of the path's substrings (see `_first_ends`).
+        # Unshared literals before the last, GRAM_FINALS or more distinct of a length: their first
+        # occurrences come from tables of the path's substrings (see `_first_ends`). The few of
+        # other lengths (at most one rule in UNTABLED_SHARE) are searched one by one.
         self.before_grams: tuple[int, ...] = ()
         self.before_sizes: list[int] = []
+        self.untabled: list[int] = []  # positions in `befores` of those searched one by one
         if not shared and len(self.unique_befores) >= GRAM_FINALS:
-            lengths = Counter(map(len, self.unique_befores))
-            if all(count >= GRAM_FINALS for count in lengths.values()) and 0 not in lengths:
-                self.before_grams = tuple(lengths)
-                self.before_sizes = list(map(len, befores))
+            counts = Counter(map(len, self.unique_befores))
+            tabled = {length for length, count in counts.items() if count >= GRAM_FINALS and length}
+            sizes = list(map(len, befores))
+            untabled = (
+                [i for i, size in enumerate(sizes) if size not in tabled] if len(tabled) < len(counts) else []
+            )
+            if tabled and len(untabled) <= len(befores) * UNTABLED_SHARE:
+                self.before_grams, self.before_sizes, self.untabled = tuple(tabled), sizes, untabled
 
     @classmethod
     def of_rules(cls, rules: list[tuple[int, str, str]], anchored: bool) -> _TailGroup:
