@@ -124,6 +124,7 @@ WARC_MAGIC = b"WARC/1."
 # long, each line after the first a field name and its colon, or a continuation line.
 _MAX_HEADER = 65_536
 _FIRST_HEADER = 4096  # read first: nearly every header block ends within it
+_EMPTY_LOOK = 256  # bytes that hold an empty gzip member (20 as zlib writes it, a name or two more)
 _CONTENT_LENGTH = re.compile(rb"\r\ncontent-length[ \t]*:[ \t]*([0-9]{1,18})[ \t]*\r\n", re.IGNORECASE)
 _BLANK_LINE = re.compile(rb"\n\r?\n")
 _HEADER_LINE = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+[ \t]*:|[ \t]")
@@ -239,7 +240,7 @@ def read_captures(
         except _NotCaptured:
             deferred.append(response)
         except Exception as exc:  # the policy or a redirect target on hostile bytes: one row
-            held = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
+            held = _replay_failed(path, response, exc)
     if held is not None:
         yield held
     yield from _replay_deferred(path, deferred, targets, max_bytes)
@@ -255,8 +256,13 @@ def _replay_deferred(
         except _NotCaptured as missing:
             capture = _target_missing(path, response, str(missing))
         except Exception as exc:  # the policy or a redirect target on hostile bytes: one row
-            capture = replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
+            capture = _replay_failed(path, response, exc)
         yield capture
+
+
+def _replay_failed(path: str, response: Response, exc: Exception) -> Capture:
+    """The row of a response whose replay raised (the policy or a redirect target on hostile bytes)."""
+    return replace(_damaged(path, response), error=f"replay: {type(exc).__name__}: {_short(exc)}")
 
 
 def _target_missing(path: str, response: Response, target: str) -> Capture:
@@ -541,7 +547,7 @@ class _Pass:
         the record's member is further on, and resuming at it read the record twice)."""
         if self.last is None:
             return self.position
-        return (_past_empty_members(self.fh, self.last) if self.gz else self.last) + 1
+        return (past_empty_members(self.fh, self.last) if self.gz else self.last) + 1
 
 
 def _resume(
@@ -763,9 +769,10 @@ def _broken_member(fh: IO[bytes], start: int) -> str | None:
     return None
 
 
-def _past_empty_members(fh: IO[bytes], at: int) -> int:
-    """`at`, moved on over the empty gzip members (whole, inflating to nothing) that start there.
-    (One byte of output ends the look: a member that holds a record is not inflated.)"""
+def past_empty_members(fh: IO[bytes], at: int) -> int:
+    """`at`, moved on over the empty gzip members (whole, inflating to nothing) that start there:
+    warcio names the record after them by the first one's offset. (One byte of output ends the
+    look: a member that holds a record is not inflated.)"""
     while True:
         head = os.pread(fh.fileno(), _EMPTY_LOOK, at)
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -775,9 +782,6 @@ def _past_empty_members(fh: IO[bytes], at: int) -> int:
         except zlib.error:
             return at
         at += len(head) - len(inflater.unused_data)
-
-
-_EMPTY_LOOK = 256  # bytes that hold an empty gzip member (20 as zlib writes it, a name or two more)
 
 
 def _member_end(fh: IO[bytes], start: int) -> int | None:

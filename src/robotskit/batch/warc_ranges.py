@@ -40,6 +40,7 @@ from robotskit.batch.warc import (
     Targets,
     fails,
     inflate_member,
+    past_empty_members,
     read_at,
     read_captures,
     records,
@@ -98,10 +99,8 @@ def _empty_before_other(fh: IO[bytes], at: int) -> bool:
     uncompressed record, bytes between records)? warcio reads that as a record named at the empty
     member's offset when a range starts there, where a whole read names it at its own: no cut
     there (found by fuzzing: the range lost the record after them)."""
-    start = at
-    while _is_empty_member(os.pread(fh.fileno(), _EMPTY_MEMBER, at)):
-        at += _EMPTY_MEMBER
-    return at > start and os.pread(fh.fileno(), len(GZIP_MAGIC), at) != GZIP_MAGIC
+    after = past_empty_members(fh, at)
+    return after > at and os.pread(fh.fileno(), len(GZIP_MAGIC), after) != GZIP_MAGIC
 
 
 def _before_empty_members(fh: IO[bytes], cut: int) -> int:
