@@ -11,7 +11,7 @@ plain prefixes sit in one dict per length (probed longest first), exact `$` patt
 dict, and only wildcard patterns are tried one by one, longest first, stopping as soon as no
 remaining pattern could outrank the best match found. Lists of deep wildcard rules (hostile
 near misses of dozens of `*`) go to a `wildcards.WildcardTrie` instead, where rules that share
-their first segments share the searches. One check shares one `glob.LastAt` memo across every
+their first segments share the searches. One check shares one `memo.LastAt` memo across every
 rule it tries, so a literal many rules end on is searched once.
 """
 
@@ -24,7 +24,6 @@ from itertools import compress, filterfalse, repeat
 from operator import itemgetter, not_
 
 from robotskit.core.glob import (
-    LastAt,
     Test,
     glob_match,
     last_at,
@@ -32,6 +31,7 @@ from robotskit.core.glob import (
     pattern_matches,
     split_pattern,
 )
+from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule
 from robotskit.core.wildcards import RAW_WALKS, Tails, WildcardTrie
 

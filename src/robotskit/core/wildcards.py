@@ -45,12 +45,12 @@ from typing import cast
 
 from robotskit.core.glob import (
     TAIL_AFTER,
-    LastAt,
     last_at,
     outranks,
     pattern_matches,
     tail_fits,
 )
+from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule
 
 # One rule as the trie sees it: the first segment (matched at the start of the path), the later
@@ -131,9 +131,10 @@ class _Node:
 
     __slots__ = ("index", "longest", "segment", "state")
 
-    def __init__(self, segment: str, depth: int, pending: Sequence[Entry]) -> None:
+    def __init__(self, segment: str, depth: int, pending: Sequence[Entry], longest: int = -1) -> None:
+        """`longest`: the longest pattern under the node (-1: that of `pending`)."""
         self.segment = segment
-        self.longest = max(entry[3] for entry in pending)
+        self.longest = max(entry[3] for entry in pending) if longest < 0 else longest
         self.index: dict[str, _Node | Entry] = {}  # next segment -> child or solo (growth only)
         self.state: State = ((), depth, (), (), (), (), tuple(pending))
 
@@ -156,9 +157,7 @@ class _Node:
         if shared == len(chain):
             self.state = (chain, depth, children, solos, ends, tails, (*pending, *entries))
             return
-        rest = _Node.__new__(_Node)
-        rest.segment = chain[shared]
-        rest.longest = max(_longest(child) for child in (self, *children))
+        rest = _Node(chain[shared], depth, (), max(_longest(child) for child in (self, *children)))
         rest.index = self.index
         rest.state = (chain[shared + 1 :], depth, children, solos, ends, tails, pending)
         self.index = {rest.segment: rest}
@@ -597,7 +596,7 @@ class WildcardTrie:
 
     def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
         """`patterns`: (pattern, key) pairs, none a `$` pattern without `*`; `rule_of(key)`: the rule."""
-        self._setup(tuple(map(itemgetter(0), patterns)), tuple(map(itemgetter(1), patterns)), rule_of)
+        self._setup(tuple(map(itemgetter(0), patterns)), tuple(map(itemgetter(1), patterns)), rule_of, None)
 
     @classmethod
     def of_patterns(
@@ -610,18 +609,23 @@ class WildcardTrie:
         """The trie of `patterns[i]` with key `keys[i]` (as `__init__`): the sequences are kept as
         given, so a big set's patterns are not copied (the caller never changes them). `tails`:
         `Tails.of_patterns(patterns)` if the caller has it already (its set's first check built it)."""
-        trie = cls.__new__(cls)
-        trie._setup(patterns, keys, rule_of)
-        trie._raw_tails = tails
+        trie = cls([], rule_of)
+        trie._setup(patterns, keys, rule_of, tails)
         return trie
 
-    def _setup(self, patterns: Sequence[str], keys: Sequence[int], rule_of: Callable[[int], Rule]) -> None:
+    def _setup(
+        self,
+        patterns: Sequence[str],
+        keys: Sequence[int],
+        rule_of: Callable[[int], Rule],
+        tails: Tails | None,
+    ) -> None:
         self._rule_of = rule_of
         self._patterns = patterns
         self._keys = keys
         self._entered = 0  # the patterns before this one are in the trie; the rest are walked as they are
         self._asked = False  # the first check only walks: a set asked once never pays for a trie
-        self._raw_tails: Tails | None = None
+        self._raw_tails = tails
         self._skip_bulk = 0  # checks left before the bulk tail test is tried again (see `best`)
         self._trie_ns = -1  # what the trie's last check cost, ns (-1: not asked yet)
         self._heads: tuple[_Node, ...] = ()
