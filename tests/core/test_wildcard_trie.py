@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from typing import cast
 from unittest import mock
 
 import pytest
@@ -468,6 +469,46 @@ def test_deeper_tail_test_keeps_every_rule_that_can_match(
                 assert (index in deeper) is _matches_from(pattern, path, position), (pattern, path, position)
 
 
+# Literals of lengths 1 to 4: a rule split late may bring a length the tables lack.
+_VARIED_PATTERN = st.builds(
+    lambda pieces, anchor: "/*" + "*".join(pieces) + anchor,
+    st.lists(st.sampled_from(["a", "b", "ab", "ba", "aab", "bba", "abab", ""]), min_size=1, max_size=6),
+    st.sampled_from(["", "", "$"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.one_of(_PATTERN, _VARIED_PATTERN), min_size=1, max_size=20),
+    st.lists(st.tuples(_PATH, st.integers(0, 3), st.integers(1, 3)), min_size=1, max_size=5),
+    st.sampled_from([False, True, "mixed"]),
+)
+def test_deeper_tail_test_splits_rules_as_checks_ask_for_them(
+    patterns: list[str], checks: list[tuple[str, int, int]], tables: object
+) -> None:
+    """Property: the walk back splits a rule the first time a check asks about it (a big set's
+    first check splits only the rules that passed its tail test); a test reused over checks that
+    ask about different rules (every rule that passed, or every second or third of them) answers
+    each as a test made for that check alone does."""
+    forced = {"DEEP_LITERALS": 3, "DEEP_KEEPS": 1.0, "DEEP_FEW": 0, **_TABLES[tables]}
+    with mock.patch.multiple(_wildcards, **forced):
+        reused = _wildcards.Tails.of_patterns(patterns)
+        for path, asked, step in checks:
+            position = min(asked, len(path))
+            answers = []
+            for tails in (reused, _wildcards.Tails.of_patterns(patterns)):
+                memo = LastAt()
+                passing = tails.passing(path, position, memo)[::step]
+                answers.append(tails.deeper(passing, path, position, memo, len(patterns)))
+            assert answers[0] == answers[1], (path, position, step)
+        columns, whole = reused._columns
+        if whole:  # every rule split at once: lists by rule index
+            assert all(len(column) == len(patterns) for column in columns)
+        else:  # the rules split so far, each at every depth
+            split = set(cast(dict[int, object], columns[0]))
+            assert all(set(cast(dict[int, object], column)) == split for column in columns)
+
+
 @settings(max_examples=500, deadline=None)
 @given(
     st.lists(_PATTERN, min_size=1, max_size=12),
@@ -489,8 +530,8 @@ def test_deeper_tail_test_taken_to_the_end_is_exact(
         memo = LastAt()
         passing = tails.passing(path, position, memo)
         deeper = tails.deeper(passing, path, position, memo, len(patterns))
-    if deeper is None:  # nothing to go deeper on: no pattern has a literal before its last
-        assert all(pattern.count("*") < 2 for pattern in patterns)
+    if deeper is None:  # nothing to go deeper on: no rule that passed has a literal before its last
+        assert all(patterns[index].count("*") < 2 for index in passing)
         return
     for index in passing:
         pattern = patterns[index]

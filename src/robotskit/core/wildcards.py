@@ -38,7 +38,7 @@ import threading
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain, compress, repeat, zip_longest
+from itertools import chain, compress, filterfalse, repeat, zip_longest
 from operator import add, and_, ge, is_not, itemgetter, le, not_, sub
 from time import perf_counter_ns
 from typing import cast
@@ -57,6 +57,9 @@ from robotskit.core.model import Rule
 # non-empty segments (each found after the previous), the `$`-anchored last literal or None, the
 # pattern's length and the rule's key (`rule_of(key)` builds the rule).
 Entry = tuple[str, tuple[str, ...], str | None, int, int]
+# `Tails.deeper`'s literals of one depth, by rule index: a dict of the rules split so far, or a
+# sequence of every rule's.
+Columns = dict[int, str | None] | Sequence[str | None]
 # What a reader of a node needs, replaced whole: chain, depth, children, solos, ends, tails, pending.
 State = tuple[
     tuple[str, ...],
@@ -254,7 +257,16 @@ class Tails:
     distinct literal is searched once per check. Rules too short for the test always pass.
     """
 
-    __slots__ = ("_always", "_anchored", "_columns", "_deep_lengths", "_free", "_patterns")
+    __slots__ = (
+        "_always",
+        "_anchored",
+        "_columns",
+        "_deep_lengths",
+        "_free",
+        "_lock",
+        "_patterns",
+        "_unmeasured",
+    )
 
     def __init__(
         self, always: list[int], free: _TailGroup, anchored: _TailGroup, patterns: Sequence[str] = ()
@@ -263,8 +275,15 @@ class Tails:
         self._free = free
         self._anchored = anchored
         self._patterns = patterns  # (for `deeper`, which reads more of each rule)
-        self._columns: list[Sequence[str | None]] | None = None
-        self._deep_lengths: frozenset[int] | None = None  # see `_literal_lengths`
+        # `deeper`'s literals, per depth, by rule index (see `_deep_columns`): dicts of the rules
+        # split so far, or (True) lists of every rule's; and the lengths of the literals before
+        # the last of the rules split so far.
+        self._columns: tuple[list[Columns], bool] = ([{} for _ in range(DEEP_LITERALS + 1)], False)
+        self._deep_lengths: set[int] = set()
+        # The literals of rules split since `_deep_lengths` was last brought up to date: measured
+        # only when a check has tables to read (most sets never do: 0.3 ms for 1,000 rules).
+        self._unmeasured: list[list[tuple[str | None, ...]]] = []
+        self._lock = threading.Lock()
 
     @classmethod
     def of_patterns(cls, patterns: Sequence[str]) -> Tails:
@@ -382,9 +401,9 @@ class Tails:
         DEEP_KEEPS of the rules, as rules sharing long runs do; more than `enough` left then, and
         the test does not pay (None: the trie serves those).
         """
-        columns = self._deep_columns()
-        if len(columns) < 2:
-            return None
+        columns = self._deep_columns(indexes)
+        if len(columns) < 2 or not any(map(is_not, map(columns[1].__getitem__, indexes), repeat(None))):
+            return None  # none of these rules has a literal before its last: nothing to walk back
         found_finals = list(map(columns[0].__getitem__, indexes))
         known = list(map(is_not, found_finals, repeat(None)))
         kept = list(compress(indexes, map(not_, known)))  # `$`-anchored or without a final
@@ -399,7 +418,8 @@ class Tails:
         first = columns[1]
         # Every literal of a length whose first and last occurrences the bulk tail test tabled:
         # most searches are then answered from the tables (`_last_before`).
-        tabled = bool(memo.gram_lengths) and self._literal_lengths(columns) <= memo.gram_lengths
+        # (the lengths of every rule split so far, these among them)
+        tabled = bool(memo.gram_lengths) and self._literal_lengths() <= memo.gram_lengths
         for column in columns[1:]:
             if len(kept) + len(live) <= DEEP_FEW:
                 break
@@ -424,29 +444,55 @@ class Tails:
                 break  # passes no longer pay
         return kept + live if len(kept) + len(live) <= enough else None
 
-    def _literal_lengths(self, columns: list[Sequence[str | None]]) -> frozenset[int]:
-        """The lengths of the literals `deeper` walks (after the last), found once, when a check
-        has tables to read them from (most sets never do: it costs a pass over every literal)."""
-        lengths = self._deep_lengths
-        if lengths is None:
-            every = list(chain.from_iterable(columns[1:]))
-            literals = cast(Iterator[str], compress(every, map(is_not, every, repeat(None))))
-            lengths = self._deep_lengths = frozenset(map(len, literals))
-        return lengths
+    def _literal_lengths(self) -> set[int]:
+        """The lengths of the literals before the last of every rule split so far. Under the lock:
+        a thread that reads a rule's literals must not see a set still without their lengths
+        (it would read a missing table as no occurrence)."""
+        with self._lock:
+            unmeasured = self._unmeasured
+            while unmeasured:
+                every = list(chain.from_iterable(unmeasured.pop()))
+                self._deep_lengths.update(
+                    map(len, cast(Iterator[str], compress(every, map(is_not, every, repeat(None)))))
+                )
+            return set(self._deep_lengths)
 
-    def _deep_columns(self) -> list[Sequence[str | None]]:
-        """Per depth, each rule's literal: the last (None for a `$`-anchored rule), the one before
-        it, and so on up to DEEP_LITERALS (None past a rule's first literal after its head).
-        Built once, in C-level passes; idempotent (racing threads build equal lists)."""
-        columns = self._columns
-        if columns is None:
-            parts = map(str.rsplit, self._patterns, repeat("*"), repeat(DEEP_LITERALS + 1))
-            columns = list(zip_longest(*map(reversed, map(_AFTER_HEAD, parts))))
-            if columns:
-                finals = columns[0]
-                anchored = map(str.endswith, map(str, finals), repeat("$"))  # (str(None): "None")
-                columns[0] = [None if end else final for final, end in zip(finals, anchored, strict=True)]
-            self._columns = columns
+    def _deep_columns(self, indexes: list[int]) -> list[Columns]:
+        """Per depth, by rule index, each rule's literal: the last (None for a `$`-anchored rule),
+        the one before it, and so on up to DEEP_LITERALS (None past a rule's first literal after
+        its head), for the rules at `indexes` at least. A rule is split on first use, in C-level
+        passes over the rules not split yet: a big set's first check splits only the rules that
+        passed its tail test (500 KiB of near misses: 154 of 3,422), not all of them; when the
+        first rules asked for are all of them, the columns are lists, cheaper to make and read.
+
+        Safe with threads: a rule's row is in every depth's dict and its literals are among those
+        `_literal_lengths` measures before the last literal's dict (the one read to find rules not
+        split yet) has it; the lists replace the dicts whole, after that; racing threads store
+        equal values."""
+        columns, whole = self._columns
+        if whole:
+            return columns
+        finals = columns[0]
+        missing = list(filterfalse(finals.__contains__, indexes))
+        if not missing:
+            return columns
+        whole = not finals and len(missing) == len(self._patterns) and len(set(missing)) == len(missing)
+        if whole:  # every rule asked for before any was split: lists by rule index
+            missing = list(range(len(missing)))
+        parts = map(str.rsplit, map(self._patterns.__getitem__, missing), repeat("*"), repeat(len(columns)))
+        rows = list(zip_longest(*map(reversed, map(_AFTER_HEAD, parts))))
+        rows += [(None,) * len(missing)] * (len(columns) - len(rows))  # (depths no rule here reaches)
+        self._unmeasured.append(rows[1:])  # (before the rows are seen as split: see `_literal_lengths`)
+        last = list(rows[0])
+        for at in compress(range(len(last)), map(str.endswith, map(str, last), repeat("$"))):  # (str(None))
+            last[at] = None  # a `$`-anchored rule: its last literal is tested as the path's end
+        if whole:
+            built: list[Columns] = [last, *rows[1:]]
+            self._columns = (built, True)
+            return built
+        for column, literals in zip(columns[1:], rows[1:], strict=True):
+            cast(dict[int, str | None], column).update(zip(missing, literals, strict=True))
+        cast(dict[int, str | None], finals).update(zip(missing, last, strict=True))
         return columns
 
 
