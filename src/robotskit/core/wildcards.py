@@ -463,7 +463,8 @@ class Tails:
         its head), for the rules at `indexes` at least. A rule is split on first use, in C-level
         passes over the rules not split yet: a big set's first check splits only the rules that
         passed its tail test (500 KiB of near misses: 154 of 3,422), not all of them; when the
-        first rules asked for are all of them, the columns are lists, cheaper to make and read.
+        first rules asked for are all of them (or once every rule is split), the columns are lists,
+        cheaper to make, read and keep.
 
         Safe with threads: a rule's row is in every depth's dict and its literals are among those
         `_literal_lengths` measures before the last literal's dict (the one read to find rules not
@@ -493,6 +494,10 @@ class Tails:
         for column, literals in zip(columns[1:], rows[1:], strict=True):
             cast(dict[int, str | None], column).update(zip(missing, literals, strict=True))
         cast(dict[int, str | None], finals).update(zip(missing, last, strict=True))
+        if len(finals) == len(self._patterns):  # every rule split by now: lists take less memory
+            every_rule = range(len(finals))
+            columns = [list(map(column.__getitem__, every_rule)) for column in columns]
+            self._columns = (columns, True)
         return columns
 
 
