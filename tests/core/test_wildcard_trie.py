@@ -307,7 +307,7 @@ def test_deep_near_misses_share_searches() -> None:
 
 def test_default_budget_is_used() -> None:
     """The per-check budget is the documented default (guards against a test leaving it patched)."""
-    assert LastAt().budget == LastAt.budget == 600
+    assert LastAt().budget == LastAt.budget == 250
     assert _wildcards.ENTER_COST >= 1
     assert _glob.TAIL_AFTER >= 3
 

@@ -19,14 +19,18 @@ class LastAt(dict[str, int]):
 
     `after`: for the literals of the tail test, the last search made (see `glob.find_after`).
     `budget`: how many rules the check may still sort into wildcard tries (`wildcards`), shared
-    by every trie it consults (about 0.2 µs each: at most a few tenths of a millisecond per check).
+    by every trie it consults (a unit costs about 1 µs on long near-miss rules: at most a few
+    tenths of a millisecond per check).
     `grams_first`, `grams_last`: tables of the path's substrings of `gram_lengths` (`wildcards`).
     """
 
     # Class-level defaults: an instance is made per check, and an `__init__` setting them cost
     # 0.45 µs against 0.06.
     after: dict[str, tuple[int, int]] | None = None  # made on first use: most checks never need it
-    budget: int = 600
+    # 600 until 2026-11-27: measured with `benchmarks/hostile.py`, a check that sorted 600 rules
+    # or split 150 patterns spent 0.4-0.8 ms doing it, and the checks that grew a trie took
+    # 1.4-1.7 ms; at 250, 1.1 ms at most, with the same median check.
+    budget: int = 250
     # Where each substring of the path of some lengths occurs first and last (the bulk tail test
     # builds them for many distinct literals; `Tails.deeper` reads them), and those lengths.
     grams_first: dict[str, int] | None = None
