@@ -270,9 +270,17 @@ def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
         for _ in range(_wildcards.BULK_RETRY):
             assert trie.best(hit, None, LastAt()) == expected
         assert trie._skip_bulk == 0
-    # A bulk test deemed slow hands the next checks to the trie; the answers are the same.
+    # More than DEEP_WALKS pass (the 10 `*x*y` rules): the deeper test answers, and a check it
+    # answered is not judged against a trie that has not answered yet, however slow.
     trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0):
+        for _ in range(3):
+            assert trie.best(hit, None, LastAt()) == expected
+        assert trie._skip_bulk == 0 and trie._trie_ns == -1 and trie._entered == 0
+    # A bulk test deemed slow, its walks the rules that passed, hands the next checks to the trie;
+    # the answers are the same.
+    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0), mock.patch.object(_wildcards, "DEEP_WALKS", 64):
         assert trie.best(hit, None, LastAt()) == expected
         assert trie._skip_bulk == 0  # the first check is not judged: it pays for its cold start
         assert trie.best(hit, None, LastAt()) == expected
