@@ -17,12 +17,12 @@ reading mid-growth sees every rule at least once (twice is harmless: the best ma
 
 The trie pays off for rules that get far along the path and part there; a near miss that fails
 only at its end costs a walk to its last node either way. So a check first runs the tail test
-over every rule in bulk (`Tails`: a few C-level passes), taken deeper when too many pass it
-(`Tails.deeper`: each rule walked back from its last literal, a literal per pass): when at most
-`RAW_WALKS` rules are left, walking those is the whole check, and the trie is neither consulted
-nor grown. A path that lets more through is answered by the trie, and the next `BULK_RETRY`
-checks go to it directly (a set whose rules pass the test would otherwise pay for it on every
-check). So do they when the bulk test cost more than `BULK_PROBE_NS` or than the trie's last check
+over every rule in bulk (`Tails`: a few C-level passes), taken deeper when more than
+`DEEP_WALKS` pass it (`Tails.deeper`: each rule walked back from its last literal, a literal per
+pass): when at most `RAW_WALKS` rules are left, walking those is the whole check, and the trie
+is neither consulted nor grown. A path that lets more through is answered by the trie, and the
+next `BULK_RETRY` checks go to it directly (a set whose rules pass the test would otherwise pay for
+it on every check). So do they when the bulk test cost more than `BULK_PROBE_NS` or than the trie's last check
 (long literals searched far along the path: the trie, which searches from further on, can be
 cheaper), except while the trie has never answered and the deeper test was needed (a cold trie
 walks each rule that test rejects: a stall): each way is timed when it runs, and the cheaper one
