@@ -128,7 +128,7 @@ def test_trie_equals_reference_while_it_grows(
     ]
     if not rules:
         return
-    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     with (
         mock.patch.object(LastAt, "budget", budget),
         mock.patch.object(_wildcards, "RAW_WALKS", raw_walks),
@@ -227,7 +227,7 @@ def test_trie_grows_within_its_budget() -> None:
     rules = [
         Rule(i + 1, RuleKind.DISALLOW, "/*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a") for i in range(400)
     ]
-    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     # These near misses all fail the tail test, which alone would answer every check (see
     # `test_near_misses_are_answered_by_the_bulk_tail_test`): it is put off so the trie grows.
     trie._skip_bulk = 10**6
@@ -251,7 +251,7 @@ def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
     patterns = ["/" + "*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a" for i in range(400)]
     patterns += ["/" + "*a" * (3 + i) + "*x*y" for i in range(10)]
     rules = [Rule(i + 1, RuleKind.DISALLOW, pattern) for i, pattern in enumerate(patterns)]
-    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     miss = "/" + "a" * 40 + "b" * 10  # no `a` after the `b`s, no `x`: every rule fails the tail test
     hit = "/" + "a" * 8 + "xy"  # no `b`: only the `*x*y` rules pass; those of at most 8 `*a` match
     matching = [rule for rule in rules if pattern_matches(rule.pattern, hit)]
@@ -272,14 +272,14 @@ def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
         assert trie._skip_bulk == 0
     # More than DEEP_WALKS pass (the 10 `*x*y` rules): the deeper test answers, and a check it
     # answered is not judged against a trie that has not answered yet, however slow.
-    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0):
         for _ in range(3):
             assert trie.best(hit, None, LastAt()) == expected
         assert trie._skip_bulk == 0 and trie._trie_ns == -1 and trie._entered == 0
     # A bulk test deemed slow, its walks the rules that passed, hands the next checks to the trie;
     # the answers are the same.
-    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     with mock.patch.object(_wildcards, "BULK_PROBE_NS", 0), mock.patch.object(_wildcards, "DEEP_WALKS", 64):
         assert trie.best(hit, None, LastAt()) == expected
         assert trie._skip_bulk == 0  # the first check is not judged: it pays for its cold start
@@ -300,7 +300,7 @@ def test_deep_near_misses_share_searches() -> None:
         for i in range(300)
     ]
     path = "/" + "a" * 80 + "b" + "c" * 500  # the a-run fits, the b fits, no `a` after it
-    trie = WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
     for _ in range(60):
         assert trie.best(path, None, LastAt()) is None
     assert trie._entered == len(rules)  # (nodes the path never reaches stay pending: never paid for)

@@ -176,7 +176,9 @@ def _group(entries: Sequence[Wildcard]) -> WildcardGroup:
     rules = tuple(rule for rule, _, _ in ordered)
     if any("*" not in rule.pattern and rule.pattern.endswith("$") for rule in rules):
         return ordered, None  # an exact `$` pattern is no trie path (never in these lists, but be sure)
-    return ordered, WildcardTrie([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    return ordered, WildcardTrie.of_pairs(
+        [(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__
+    )
 
 
 def _best_wildcard(
@@ -338,7 +340,7 @@ class _Flat:
                 deep_patterns = list(map(patterns.__getitem__, deep))
             else:
                 special = []
-            self._trie = WildcardTrie.of_patterns(
+            self._trie = WildcardTrie(
                 deep_patterns,
                 deep,
                 lambda position: rule_at(position, patterns[position]),

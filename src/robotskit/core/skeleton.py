@@ -139,7 +139,7 @@ _UNIFORM_BYTES = 4096
 _UNIFORM_KEYS = tuple(
     (f"\n{key}: ", FAST_KEYS[key] is _ALLOW) for key in ("Disallow", "Allow") if FAST_KEYS[key] in _RULE_KINDS
 )
-_NOT_IN_UNIFORM = ("\n", "#", *WHITESPACE.replace("\n", ""))  # (the space included)
+_NOT_IN_UNIFORM = ("\n", *WHITESPACE.replace("\n", ""))  # (the space included; `#` is looked for first)
 
 
 def _uniform_rules(text: str, start: int, end: int, first_line: int) -> tuple[RawRule, ...] | None:

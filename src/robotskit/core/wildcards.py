@@ -651,32 +651,17 @@ class WildcardTrie:
         "_trie_ns",
     )
 
-    def __init__(self, patterns: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> None:
-        """`patterns`: (pattern, key) pairs, none a `$` pattern without `*`; `rule_of(key)`: the rule."""
-        self._setup(tuple(map(itemgetter(0), patterns)), tuple(map(itemgetter(1), patterns)), rule_of, None)
-
-    @classmethod
-    def of_patterns(
-        cls,
-        patterns: Sequence[str],
-        keys: Sequence[int],
-        rule_of: Callable[[int], Rule],
-        tails: Tails | None = None,
-    ) -> WildcardTrie:
-        """The trie of `patterns[i]` with key `keys[i]` (as `__init__`): the sequences are kept as
-        given, so a big set's patterns are not copied (the caller never changes them). `tails`:
-        `Tails.of_patterns(patterns)` if the caller has it already (its set's first check built it)."""
-        trie = cls([], rule_of)
-        trie._setup(patterns, keys, rule_of, tails)
-        return trie
-
-    def _setup(
+    def __init__(
         self,
         patterns: Sequence[str],
         keys: Sequence[int],
         rule_of: Callable[[int], Rule],
-        tails: Tails | None,
+        tails: Tails | None = None,
     ) -> None:
+        """The trie of `patterns[i]` with key `keys[i]`, none a `$` pattern without `*`;
+        `rule_of(key)`: the rule. The sequences are kept as given, so a big set's patterns are
+        not copied (the caller never changes them). `tails`: `Tails.of_patterns(patterns)` if
+        the caller has it already (its set's first check built it)."""
         self._rule_of = rule_of
         self._patterns = patterns
         self._keys = keys
@@ -688,6 +673,11 @@ class WildcardTrie:
         self._heads: tuple[_Node, ...] = ()
         self._head_index: dict[str, _Node] = {}
         self._lock = threading.Lock()
+
+    @classmethod
+    def of_pairs(cls, pairs: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> WildcardTrie:
+        """The trie of (pattern, key) pairs (as `__init__`)."""
+        return cls(tuple(map(itemgetter(0), pairs)), tuple(map(itemgetter(1), pairs)), rule_of)
 
     def _enter(self, limit: int) -> int:
         """Split up to `limit` raw patterns (at least one) into the head nodes; growth only."""
@@ -716,7 +706,7 @@ class WildcardTrie:
     ) -> Rule | None:
         """The rule that outranks `best` and every other matching rule of the trie, else `best`.
         `tested`: a tail test and the rules that passed it on this check (with `memo`), used when
-        it is this trie's own (`of_patterns` was given it)."""
+        it is this trie's own (`__init__` was given it)."""
         skip = self._skip_bulk
         passing = tested[1] if tested is not None and tested[0] is self._raw_tails else None
         if passing is not None:
