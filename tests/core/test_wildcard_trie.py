@@ -393,10 +393,13 @@ def test_big_deep_sets_first_check_equals_reference(
 def test_bulk_tail_test_is_the_per_rule_test(
     patterns: list[str], path: str, position: int, start: int
 ) -> None:
-    """Property: `Tails.passing` keeps every rule that matches from `position`, and for an
-    unanchored rule of two `*` or more it is exactly the per-rule test (the literal before the last
-    ends by the last literal's last occurrence), whether the literals before the last are searched
-    once each (shared) or once per rule; the memo it fills holds `rfind`'s answers."""
+    """Property: `Tails.passing` keeps every rule that matches from `position`, and for a rule of
+    two `*` or more it is exactly the per-rule test, whether the literals before the last are
+    searched once each (shared) or once per rule, and whether the rules' shared literals decide
+    the whole group at once or each rule is tested: unanchored, the literal before the last ends
+    by the last literal's last occurrence; `$`-anchored, the last literal ends the path with room
+    after the first occurrence of the one before (an absent one taken to end at its length - 1).
+    The memo it fills holds `rfind`'s answers."""
     position = min(position, len(path))
     answers = []
     for shared, grams in ((1, 1), (10**9, 10**9), (1, 10**9), (10**9, 1), (10**9, 2)):
@@ -415,10 +418,49 @@ def test_bulk_tail_test_is_the_per_rule_test(
         if len(parts) == 3 and not parts[2].endswith("$"):
             expected = path.find(parts[1], position, max(path.rfind(parts[2]), 0)) >= 0
             assert (index in passing) is expected, (pattern, path, position)
+        elif len(parts) == 3:
+            final = parts[2].removesuffix("$")
+            room = len(path) - len(final)
+            expected = path.endswith(final) and path.find(parts[1], position) + len(parts[1]) <= room
+            assert (index in passing) is expected, (pattern, path, position)
         segments = pattern.removesuffix("$").split("*")
         rest = "*".join(["", *segments[1:]]) + ("$" if pattern.endswith("$") else "")
         if len(segments) > 1 and _regex_matches(rest, path[position:]):
             assert index in passing, (pattern, path, position)  # a necessary condition
+
+
+# Rules that share a few (literal before the last, last literal) pairs, as near misses do: the
+# bulk test may then decide the whole group at once (none passes, or all do).
+_SHARED_TAIL = st.builds(
+    lambda middle, before, final, anchor: "/*" + middle + before + "*" + final + anchor,
+    st.sampled_from(["", "a*", "b*a*"]),
+    st.sampled_from(["a", "ab", "b", ""]),
+    st.sampled_from(["a", "b", "ab", "ba", ""]),
+    st.sampled_from(["", "", "$"]),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_SHARED_TAIL, min_size=4, max_size=30), _PATH, st.integers(0, 4))
+def test_shared_tails_give_each_rule_its_own_verdict(patterns: list[str], path: str, position: int) -> None:
+    """Property: where the rules share their last two literals (searched once each), the bulk tail
+    test keeps exactly the rules the per-rule test keeps, at the bounds too (an end right at the
+    last literal's last occurrence, a `$` literal with just enough room)."""
+    position = min(position, len(path))
+    with mock.patch.multiple(_wildcards, SHARED_BEFORES=1):
+        passing = _wildcards.Tails.of_patterns(patterns).passing(path, position, LastAt())
+    expected = []
+    for index, pattern in enumerate(patterns):
+        _, before, final = pattern.rsplit("*", 2)
+        if final.endswith("$"):
+            final = final.removesuffix("$")
+            room = len(path) - len(final)
+            kept = path.endswith(final) and path.find(before, position) + len(before) <= room
+        else:
+            kept = path.find(before, position, max(path.rfind(final), 0)) >= 0
+        if kept:
+            expected.append(index)
+    assert sorted(passing) == expected, (patterns, path, position)
 
 
 def _matches_from(pattern: str, path: str, position: int) -> bool:

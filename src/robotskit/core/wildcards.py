@@ -357,8 +357,20 @@ class Tails:
                     literal: first if (first := path.find(literal, position)) >= 0 else missing
                     for literal in free.unique_befores
                 }
-                ends = map(add, map(firsts.__getitem__, free.befores[begin:]), free.before_lengths[begin:])
-                out += compress(free.indexes[begin:], map(le, ends, limits))
+                # Rules that share these literals mostly share the verdict: when the earliest end of
+                # any is past every bound, or the latest by the least bound, it needs no step per
+                # rule (near misses that all end on the same two literals: 100 -> 10 µs a check).
+                reach = list(map(add, firsts.values(), map(len, firsts)))
+                highest, lowest = max(lasts), min(lasts)  # (a rule's bound: its last, at least 0)
+                if min(reach) > max(highest, 0):
+                    pass  # no rule of the group passes
+                elif max(reach) <= max(lowest, 0):
+                    out += free.indexes[begin:]
+                else:
+                    ends = map(firsts.__getitem__, free.befores[begin:])
+                    out += compress(
+                        free.indexes[begin:], map(le, map(add, ends, free.before_lengths[begin:]), limits)
+                    )
             elif free.before_grams and (
                 ends_at := _first_ends(free, path, position, begin, substrings, memo)
             ):
@@ -369,10 +381,7 @@ class Tails:
                 found = map(path.find, free.befores[begin:], repeat(position), limits)
                 out += compress(free.indexes[begin:], map(ge, found, repeat(0)))
         if anchored.indexes:
-            after = anchored.after(path, position, start)
-            finals = anchored.finals[after[0] :]
-            room = map(le, after[1], map(sub, repeat(len(path)), anchored.lengths[after[0] :]))
-            out += compress(anchored.indexes[after[0] :], map(and_, map(path.endswith, finals), room))
+            out += anchored.anchored_passing(path, position, start)
         return out
 
     def narrowed(
@@ -625,13 +634,28 @@ class _TailGroup:
         indexes, befores, finals = zip(*rules, strict=True)
         return cls(indexes, befores, finals, anchored)
 
-    def after(self, path: str, position: int, start: int) -> tuple[int, list[int]]:
-        """Where the group's rules from `start` begin, and for each the lower bound after its literal
-        before the last (an absent literal gives a bound below its real one: the test still passes)."""
-        begin = bisect_left(self.indexes, start)
+    def anchored_passing(self, path: str, position: int, start: int) -> list[int]:
+        """The indexes (from `start`) of this anchored group's rules that pass the tail test: the
+        last literal ends the path, with room for it after the first occurrence (from `position`)
+        of the literal before it (an absent one counts as ending before its real end would: the
+        test still passes).
+
+        Rules that share their literals mostly share the verdict: when no last literal ends the
+        path, or none has room after the earliest end of a literal before, or all have room
+        after the latest, no step per rule is needed (1,000 `$` near misses: 190 -> 15 µs)."""
+        ending = list(filter(path.endswith, self.uniques))
+        if not ending:
+            return []
         firsts = {literal: path.find(literal, position) for literal in self.unique_befores}
-        found = map(firsts.__getitem__, self.befores[begin:])
-        return begin, list(map(add, found, self.before_lengths[begin:]))
+        reach = list(map(add, firsts.values(), map(len, firsts)))
+        if min(reach) > len(path) - min(map(len, ending)):
+            return []
+        begin = bisect_left(self.indexes, start)
+        if len(ending) == len(self.uniques) and max(reach) <= len(path) - max(map(len, ending)):
+            return list(self.indexes[begin:])
+        bounds = map(add, map(firsts.__getitem__, self.befores[begin:]), self.before_lengths[begin:])
+        room = map(le, bounds, map(sub, repeat(len(path)), self.lengths[begin:]))
+        return list(compress(self.indexes[begin:], map(and_, map(path.endswith, self.finals[begin:]), room)))
 
 
 class WildcardTrie:
