@@ -292,6 +292,35 @@ def test_near_misses_are_answered_by_the_bulk_tail_test() -> None:
         assert trie._trie_ns >= 0
 
 
+@_needs_spies  # (the clock the compiled module reads is not the one patched here)
+@pytest.mark.parametrize(
+    ("bulk", "before", "cost", "back"),
+    [
+        (400, 700, 800, True),  # dearer than the bulk test and than its own last check: back to bulk
+        (400, 800, 800, True),  # no cheaper than its last check
+        (400, 900, 800, False),  # getting cheaper as it grows: keeps its checks
+        (900, 700, 800, False),  # cheaper than the bulk test
+        (-1, 700, 800, False),  # no bulk check to compare with (the bulk test could not answer)
+        (400, -1, 800, False),  # its first check: nothing to compare with yet
+    ],
+)
+def test_a_trie_that_does_not_pay_hands_the_next_check_to_the_bulk_test(
+    bulk: int, before: int, cost: int, back: bool
+) -> None:
+    """During the checks handed to the trie, one that cost more than the bulk test's last check and
+    no less than the trie's own last one ends them: the next check tries the bulk test again
+    (costs in ns, from a scripted clock; either way the answer is exact)."""
+    patterns = ["/" + "*a" * (3 + i % 20) + "*b" * (1 + i % 5) + "*a" for i in range(100)]
+    rules = [Rule(i + 1, RuleKind.DISALLOW, pattern) for i, pattern in enumerate(patterns)]
+    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie._skip_bulk, trie._bulk_ns, trie._trie_ns = _wildcards.BULK_RETRY, bulk, before
+    ticks = iter((0, cost))
+    with mock.patch.object(_wildcards, "perf_counter_ns", lambda: next(ticks)):
+        assert trie.best("/" + "a" * 2 + "b" * 10 + "a", None, LastAt()) is None
+    assert trie._trie_ns == cost
+    assert trie._skip_bulk == (0 if back else _wildcards.BULK_RETRY - 1)
+
+
 def test_deep_near_misses_share_searches() -> None:
     """The reason for the trie: 300 near-miss rules that share a run of 40 `*a` segments cost one
     search per trie node once grown, far fewer than one per segment of every rule."""
