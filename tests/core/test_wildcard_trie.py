@@ -26,7 +26,7 @@ from robotskit.core import wildcards as _wildcards
 from robotskit.core.glob import find_after, glob_match, last_at, pattern_matches, split_pattern
 from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule, RuleKind
-from robotskit.core.pattern import RuleSet
+from robotskit.core.pattern import RuleSet, wildcard_test
 from robotskit.core.wildcards import WildcardTrie
 
 # The mypyc build (docs/benchmarks.md) calls its own functions natively: a spy patched onto the
@@ -94,6 +94,17 @@ def test_glob_match_with_tail_test_equals_regex(pattern: str, path: str) -> None
     memo = LastAt()
     assert glob_match(segments, anchored, path, memo) is expected
     assert glob_match(segments, anchored, path, memo) is expected  # memo warm
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["/", "", "/a", "/ab", "/ba/", "/b"]), _PATTERN, _PATH)
+def test_wildcard_tests_equal_regex(head: str, pattern: str, path: str) -> None:
+    """Property: the test the per-rule index gives a wildcard pattern (`pattern.wildcard_test`:
+    its head, then its longest literal, searched first when the head is longer than `/`) is exact."""
+    pattern = head + pattern.lstrip("/")
+    if "*" not in pattern:
+        pattern += "*"
+    assert wildcard_test(pattern)(path, LastAt()) is _regex_matches(pattern, path)
 
 
 @settings(max_examples=300, deadline=None)
