@@ -442,8 +442,22 @@ def test_bulk_tail_test_is_the_per_rule_test(
     The memo it fills holds `rfind`'s answers."""
     position = min(position, len(path))
     answers = []
-    for shared, grams in ((1, 1), (10**9, 10**9), (1, 10**9), (10**9, 1), (10**9, 2)):
-        with mock.patch.multiple(_wildcards, SHARED_BEFORES=shared, GRAM_FINALS=grams, UNTABLED_SHARE=1.0):
+    settings_ = (
+        (1, 1, 16),
+        (10**9, 10**9, 16),
+        (1, 10**9, 16),
+        (10**9, 1, 16),
+        (10**9, 2, 16),
+        (10**9, 1, 1),
+    )
+    for shared, grams, longest in settings_:  # (longest: literals longer than this get no table)
+        forced = {
+            "SHARED_BEFORES": shared,
+            "GRAM_FINALS": grams,
+            "GRAM_LENGTH": longest,
+            "UNTABLED_SHARE": 1.0,
+        }
+        with mock.patch.multiple(_wildcards, **forced):
             memo = LastAt()
             passing = _wildcards.Tails.of_patterns(patterns).passing(path, position, memo, start)
         assert all(memo[literal] == path.rfind(literal) for literal in memo)

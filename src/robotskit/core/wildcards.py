@@ -88,6 +88,11 @@ SHARED_BEFORES = 4
 # (or more) with one table of the path's substrings of that length, not a scan per literal (a
 # scan costs about as much as this many table entries).
 GRAM_FINALS = 256
+# ... but only for literals of at most this many characters: a table holds a substring per path
+# position, so one for long literals is that many times the path (300 rules whose literal before
+# the last is 301 characters: 1.5 MB of substrings, 13 ms a check), where a search for a long
+# literal skips ahead fast.
+GRAM_LENGTH = 16
 # Literals before the last whose length has no table (fewer than GRAM_FINALS distinct of it) are
 # searched one by one when they are at most this share of the rules; more, and every rule is.
 UNTABLED_SHARE = 0.1
@@ -598,7 +603,7 @@ class _TailGroup:
         ordered: list[str] = []
         if len(uniques) >= GRAM_FINALS and not anchored:
             for length, count in Counter(map(len, uniques)).items():
-                if count >= GRAM_FINALS and length:
+                if count >= GRAM_FINALS and 0 < length <= GRAM_LENGTH:
                     self.gram_spans.append((length, len(ordered), len(ordered) + count))
                     ordered += (final for final in uniques if len(final) == length)
             uniques.difference_update(ordered)
@@ -617,7 +622,11 @@ class _TailGroup:
         self.untabled: list[int] = []  # positions in `befores` of those searched one by one
         if not shared and len(self.unique_befores) >= GRAM_FINALS:
             counts = Counter(map(len, self.unique_befores))
-            tabled = {length for length, count in counts.items() if count >= GRAM_FINALS and length}
+            tabled = {
+                length
+                for length, count in counts.items()
+                if count >= GRAM_FINALS and 0 < length <= GRAM_LENGTH
+            }
             sizes = list(map(len, befores))
             untabled = (
                 [i for i, size in enumerate(sizes) if size not in tabled] if len(tabled) < len(counts) else []
