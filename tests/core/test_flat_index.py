@@ -37,8 +37,11 @@ def _reference(rules: list[Rule], path: str) -> Rule | None:
     return best
 
 
-def _forced(chunk: int, index_after: int) -> mock._patch_default_new:  # type: ignore[name-defined]
-    return mock.patch.multiple(_pattern, BIG_SET=0, SPECIAL_CHUNK=chunk, INDEX_AFTER=index_after)
+def _forced(chunk: int, index_after: int, long_path: int = 256) -> mock._patch_default_new:  # type: ignore[name-defined]
+    """`long_path`: paths from this length on are long (0: every path, so a flat index with
+    enough rules of two `*` or more, one here, answers them from its long-path trie)."""
+    loose = {"LONG_PATH": 0, "LOOSE_TRIE_RULES": 1} if long_path == 0 else {}
+    return mock.patch.multiple(_pattern, BIG_SET=0, SPECIAL_CHUNK=chunk, INDEX_AFTER=index_after, **loose)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -47,17 +50,18 @@ def _forced(chunk: int, index_after: int) -> mock._patch_default_new:  # type: i
     st.lists(_PATH, min_size=1, max_size=8),
     st.integers(1, 4),
     st.integers(1, 3),
+    st.sampled_from([256, 0]),
 )
 def test_flat_index_equals_scan(
-    patterns: list[tuple[str, bool]], paths: list[str], chunk: int, index_after: int
+    patterns: list[tuple[str, bool]], paths: list[str], chunk: int, index_after: int, long_path: int
 ) -> None:
-    """Property: the flat index (plain and deferred sets, every chunk state) returns the rule a
-    full scan picks, check after check."""
+    """Property: the flat index (plain and deferred sets, every chunk state, paths taken as short
+    or as long) returns the rule a full scan picks, check after check."""
     rules = [
         Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
         for i, (p, allow) in enumerate(patterns)
     ]
-    with _forced(chunk, index_after):
+    with _forced(chunk, index_after, long_path):
         plain = RuleSet(rules)
         deferred = RuleSet.deferred(
             "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
