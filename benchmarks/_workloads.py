@@ -353,6 +353,37 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         "1,000 near-miss rules, 12-64 stars": (near_miss_rules(), (HOST + NEAR_MISS_PATH,)),
         **near_miss_families(),
         "near miss: 500 KiB of distinct rules": near_miss_500k(),
+        **shallow_families(),
+    }
+
+
+def shallow_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
+    """Big sets of shallow wildcard rules, as a generator of hostile files writes them (stop 31),
+    against a random 5,000-character path that holds every character they use: a rule's head
+    (`/ab*...`) or its literals must then do the rejecting, not its characters."""
+    rng = random.Random(SEED + 3)
+    chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+    path = "/" + "".join(rng.choice(chars) for _ in range(4999))
+    url = (HOST + path,)
+
+    def pair() -> str:
+        return rng.choice(chars) + rng.choice(chars)
+
+    def group(lines: list[str]) -> bytes:
+        return ("User-agent: *\n" + "".join(f"Disallow: {line}\n" for line in lines)).encode()
+
+    headed = [f"/{pair()}*{pair()}{i}" for i in range(25_000)]
+    groups = "".join(f"User-agent: googlebot\nDisallow: /*{pair()[0]}*{pair()}*{i}x\n" for i in range(3000))
+    return {
+        "shallow: 1,000 rules /ab*cd<i>": (group(headed[:1000]), url),
+        "shallow: 1,000 rules /*ab*cd<i>": (group([f"/*{pair()}*{pair()}{i}" for i in range(1000)]), url),
+        "shallow: 5,000 rules /*ab*cd<i>": (group([f"/*{pair()}*{pair()}{i}" for i in range(5000)]), url),
+        "shallow: 500 KiB of /ab*cd<i>": (crawler_cut(group(headed)), url),
+        "shallow: 3,000 groups naming the agent": (groups.encode(), url),
+        "deep: 300 rules, 301-character literals": (
+            group([f"/*a*b*c*d*e*{path[i * 10 + 1 : i * 10 + 302]}*{path[5:40]}Q" for i in range(300)]),
+            url,
+        ),
     }
 
 
