@@ -8,11 +8,14 @@ held here to the per-value / per-rule path it replaces.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import robotskit
+from robotskit.core import url as _url
 from robotskit.core.lexer import to_text
 from robotskit.core.matcher import decide
 from robotskit.core.model import Rule, RuleKind
@@ -42,9 +45,12 @@ _VALUES = st.lists(st.one_of(_VALUE, _LATIN1), min_size=1, max_size=8)
 
 @pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
-@given(_VALUES)
-def test_joined_rfc_normalisation_equals_per_value(values: list[str]) -> None:
-    joined = rfc_normalise_patterns("\n".join(values))
+@given(_VALUES, st.sampled_from([1024, 0]))
+def test_joined_rfc_normalisation_equals_per_value(values: list[str], many: int) -> None:
+    """`many`: how many non-ASCII bytes make the joined form encode them with one `translate`
+    (0: any), not through the codec's error handler."""
+    with mock.patch.object(_url, "_MANY_HIGH_BYTES", many):
+        joined = rfc_normalise_patterns("\n".join(values))
     assert joined.split("\n") == [rfc_normalise_pattern(value) for value in values]
 
 
