@@ -373,6 +373,7 @@ def shallow_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         return ("User-agent: *\n" + "".join(f"Disallow: {line}\n" for line in lines)).encode()
 
     headed = [f"/{pair()}*{pair()}{i}" for i in range(25_000)]
+    mixed = "éàüß漢字abc"  # (short runs of non-ASCII bytes between ASCII ones, in rules and path)
     groups = "".join(f"User-agent: googlebot\nDisallow: /*{pair()[0]}*{pair()}*{i}x\n" for i in range(3000))
     return {
         "shallow: 1,000 rules /ab*cd<i>": (group(headed[:1000]), url),
@@ -380,6 +381,10 @@ def shallow_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         "shallow: 5,000 rules /*ab*cd<i>": (group([f"/*{pair()}*{pair()}{i}" for i in range(5000)]), url),
         "shallow: 500 KiB of /ab*cd<i>": (crawler_cut(group(headed)), url),
         "shallow: 3,000 groups naming the agent": (groups.encode(), url),
+        "non-ASCII: 1,000 near misses, a non-ASCII path": (
+            group(["/*" + "*".join(rng.choice(mixed) for _ in range(20)) + "*Z" for _ in range(1000)]),
+            (HOST + "/" + "".join(rng.choice(mixed) for _ in range(4999)),),
+        ),
         "deep: 300 rules, 301-character literals": (
             group([f"/*a*b*c*d*e*{path[i * 10 + 1 : i * 10 + 302]}*{path[5:40]}Q" for i in range(300)]),
             url,

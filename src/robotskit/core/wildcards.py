@@ -39,7 +39,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, compress, filterfalse, repeat, zip_longest
-from operator import add, and_, ge, is_not, itemgetter, le, not_, sub
+from operator import add, and_, eq, ge, is_not, itemgetter, le, not_, sub
 from time import perf_counter_ns
 from typing import cast
 
@@ -602,10 +602,12 @@ class _TailGroup:
         self.gram_spans: list[tuple[int, int, int]] = []
         ordered: list[str] = []
         if len(uniques) >= GRAM_FINALS and not anchored:
-            for length, count in Counter(map(len, uniques)).items():
+            listed = list(uniques)
+            lengths = list(map(len, listed))
+            for length, count in Counter(lengths).items():
                 if count >= GRAM_FINALS and 0 < length <= GRAM_LENGTH:
                     self.gram_spans.append((length, len(ordered), len(ordered) + count))
-                    ordered += (final for final in uniques if len(final) == length)
+                    ordered += compress(listed, map(eq, lengths, repeat(length)))
             uniques.difference_update(ordered)
         self.uniques = (*ordered, *uniques)
         self.unique_befores = tuple(set(befores))
