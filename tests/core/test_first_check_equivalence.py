@@ -56,9 +56,10 @@ def test_joined_rfc_normalisation_equals_per_value(values: list[str], many: int)
 
 @pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
-@given(_VALUES)
-def test_joined_google_escaping_equals_per_value(values: list[str]) -> None:
-    joined = google_escape_patterns("\n".join(values))
+@given(_VALUES, st.sampled_from([1024, 0]))
+def test_joined_google_escaping_equals_per_value(values: list[str], many: int) -> None:
+    with mock.patch.object(_url, "_MANY_HIGH_BYTES", many):
+        joined = google_escape_patterns("\n".join(values))
     assert joined.split("\n") == [google_escape_pattern(value) for value in values]
 
 

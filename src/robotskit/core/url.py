@@ -301,12 +301,10 @@ def rfc_normalise_patterns(joined: str) -> str:
             pieces[1::2] = map(_PATH_REPLACEMENTS.__getitem__, pieces[1::2])
             joined = "".join(pieces)
     if not joined.isascii():
-        if max(joined) > "\xff":  # a character beyond latin-1: no byte, left as it is
+        encoded = _percent_encoded(joined)
+        if encoded is None:  # a character beyond latin-1: no byte, left as it is
             return "\n".join(map(rfc_normalise_pattern, joined.split("\n")))
-        if len(joined) - len(joined.encode("ascii", "ignore")) > _MANY_HIGH_BYTES:
-            joined = joined.translate(_HIGH_BYTE_ESCAPES)  # (runs of one or two: a call back each)
-        else:
-            joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
+        joined = encoded
     left = joined.encode("ascii").translate(None, _PATTERN_KEEPS)
     if left:
         for code in set(left):
@@ -325,11 +323,23 @@ def google_escape_patterns(joined: str) -> str:
             pieces[1::2] = map(str.upper, pieces[1::2])
             joined = "".join(pieces)
     if not joined.isascii():
-        try:
-            joined = joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
-        except UnicodeEncodeError:  # a character beyond latin-1: no byte, left as it is
+        encoded = _percent_encoded(joined)
+        if encoded is None:  # a character beyond latin-1: no byte, left as it is
             return "\n".join(map(google_escape_pattern, joined.split("\n")))
+        joined = encoded
     return joined
+
+
+def _percent_encoded(joined: str) -> str | None:
+    """Latin-1 text (not ASCII) with each character >= U+0080 as the `%XX` escape of its byte, or
+    None when a character is beyond latin-1 (no byte). Few such bytes: the ASCII codec with
+    `_PERCENT_ENCODE`, which scans in C and calls back once per run; many: one `translate`
+    (the runs of a hostile file are a byte or two between ASCII characters: a call each)."""
+    if max(joined) > "\xff":
+        return None
+    if len(joined) - len(joined.encode("ascii", "ignore")) > _MANY_HIGH_BYTES:
+        return joined.translate(_HIGH_BYTE_ESCAPES)
+    return joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
 
 
 def scheme_of(url: str) -> str:
