@@ -37,10 +37,13 @@ def _reference(rules: list[Rule], path: str) -> Rule | None:
     return best
 
 
-def _forced(chunk: int, index_after: int, long_path: int = 256) -> mock._patch_default_new:  # type: ignore[name-defined]
-    """`long_path`: paths from this length on are long (0: every path, so a flat index with
-    enough rules of two `*` or more, one here, answers them from its long-path trie)."""
-    loose = {"LONG_PATH": 0, "LOOSE_TRIE_RULES": 1} if long_path == 0 else {}
+def _forced(chunk: int, index_after: int, paths: str = "short") -> mock._patch_default_new:  # type: ignore[name-defined]
+    """`paths`: "short" as they are; "long" or "long, trie": every path taken as long, so that a
+    flat index with a rule of two `*` or more answers its `/*X` rules from the path's character
+    filter, or ("long, trie") from its long-path trie however few the filter leaves."""
+    loose: dict[str, int] = {}
+    if paths != "short":
+        loose = {"LONG_PATH": 0, "LOOSE_TRIE_RULES": 1, "LONG_PATH_WALKS": -1 if "trie" in paths else 64}
     return mock.patch.multiple(_pattern, BIG_SET=0, SPECIAL_CHUNK=chunk, INDEX_AFTER=index_after, **loose)
 
 
@@ -50,10 +53,10 @@ def _forced(chunk: int, index_after: int, long_path: int = 256) -> mock._patch_d
     st.lists(_PATH, min_size=1, max_size=8),
     st.integers(1, 4),
     st.integers(1, 3),
-    st.sampled_from([256, 0]),
+    st.sampled_from(["short", "long", "long, trie"]),
 )
 def test_flat_index_equals_scan(
-    patterns: list[tuple[str, bool]], paths: list[str], chunk: int, index_after: int, long_path: int
+    patterns: list[tuple[str, bool]], paths: list[str], chunk: int, index_after: int, taken_as: str
 ) -> None:
     """Property: the flat index (plain and deferred sets, every chunk state, paths taken as short
     or as long) returns the rule a full scan picks, check after check."""
@@ -61,7 +64,7 @@ def test_flat_index_equals_scan(
         Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
         for i, (p, allow) in enumerate(patterns)
     ]
-    with _forced(chunk, index_after, long_path):
+    with _forced(chunk, index_after, taken_as):
         plain = RuleSet(rules)
         deferred = RuleSet.deferred(
             "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]

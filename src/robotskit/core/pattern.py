@@ -73,7 +73,17 @@ def _by_head(patterns: list[str], positions: list[int]) -> tuple[dict[str, list[
     """The wildcard and `$` rules at `positions` whose head is more than `/`, by head, and the
     others' positions. A head is what a matching path starts with: the literal before the first
     `*`, or an exact pattern without its `$`. In C-level passes, but for a Python step per rule
-    that shares its head with another."""
+    that shares its head with another.
+
+    Rules whose sample (the first _SAMPLE) is mostly `/*X` get no index: their few headed rules
+    stay with the others, tried as before, and a big set of `/*X` rules pays nothing for it
+    (19,000 such rules: 3.5 ms of a first check)."""
+    sample = map(patterns.__getitem__, positions[:_SAMPLE])
+    headed_in_sample = sum(
+        map(lt, repeat(1), map(len, map(itemgetter(0), map(str.partition, sample, repeat("*")))))
+    )
+    if headed_in_sample * 4 < min(len(positions), _SAMPLE):
+        return {}, positions
     specials = list(map(patterns.__getitem__, positions))
     heads = list(map(itemgetter(0), map(str.partition, specials, repeat("*"))))
     exact = list(map(eq, heads, specials))  # (no `*`: a special rule is then an exact `$` pattern)
@@ -165,6 +175,9 @@ SPECIAL_CHUNK = 24
 # against 307 µs through the trie).
 LOOSE_TRIE_STARS = 2
 LOOSE_TRIE_RULES = 64
+# ... unless the path's characters leave at most this many of them: those are tried one by one
+# (1,000 `/*a*<i>*b` rules and a path without `b`: none left, 0.05 ms a check).
+LONG_PATH_WALKS = RAW_WALKS
 # The one-search pre-test for `/*X` rules is an alternation of their literals; compiling one of
 # more characters than this costs the regex compiler milliseconds, so they are tried one by one.
 MAX_NEEDLE_CHARS = 400
@@ -352,6 +365,7 @@ class _Flat:
         "_patterns",
         "_rule_at",
         "_special",
+        "_special_text",
         "_trie",
     )
 
@@ -405,11 +419,7 @@ class _Flat:
             )
         heads, special = _by_head(patterns, special)
         self._heads = heads
-        # The other wildcard rules (`/*X...`) are each searched for in the path, which on a long
-        # path costs microseconds a rule: when many have two `*` or more, a long path is matched
-        # against them all by a trie's bulk tail test instead (built on the first long path).
-        stars_of_loose = map(str.count, map(patterns.__getitem__, special), repeat("*"))
-        self._loose_deep = sum(map(LOOSE_TRIE_STARS.__le__, stars_of_loose))
+        self._loose_deep = -1  # how many of `special` hold two `*` or more (-1: not counted yet)
         self._long_path_trie: tuple[WildcardTrie, list[int]] | None = None
         self._head_lengths = tuple(sorted(set(map(len, heads)), reverse=True))
         self._patterns = patterns
@@ -420,11 +430,8 @@ class _Flat:
         self._calls = 0
         # (indexed chunks, where the rest of `special` starts, the rest's patterns "\n"-joined):
         # one tuple, replaced whole, so a racing thread reads a consistent state
-        self._left: tuple[tuple[RuleSet, ...], int, str] = (
-            (),
-            0,
-            "\n".join(map(patterns.__getitem__, special)),
-        )
+        self._special_text = "\n".join(map(patterns.__getitem__, special))
+        self._left: tuple[tuple[RuleSet, ...], int, str] = ((), 0, self._special_text)
 
     def best(self, path: str, tested: tuple[Tails, LastAt, list[int]] | None = None) -> Rule | None:
         """`tested`: the tail test given to `__init__`, this check's memo and the rules that passed
@@ -449,7 +456,11 @@ class _Flat:
                 tails, memo, passing = tested
                 return trie.best(path, best, memo, (tails, passing))
             return trie.best(path, best, LastAt())
-        if self._loose_deep >= LOOSE_TRIE_RULES and len(path) >= LONG_PATH:
+        # The other wildcard rules (`/*X...`) are each searched for in the path, which on a long
+        # path costs microseconds a rule: when many have two `*` or more, a long path is matched
+        # against them all by a trie's bulk tail test instead (counted and built on the first
+        # long path: a set asked only about short ones never pays for either).
+        if len(path) >= LONG_PATH and self._loose_rules_of_two_stars() >= LOOSE_TRIE_RULES:
             memo = LastAt()
             best = self._long_path_best(path, best, memo)
             return best if trie is None else trie.best(path, best, memo)
@@ -470,11 +481,27 @@ class _Flat:
                 best = other
         return best if trie is None else trie.best(path, best, memo)
 
+    def _loose_rules_of_two_stars(self) -> int:
+        count = self._loose_deep
+        if count < 0:
+            stars = map(str.count, map(self._patterns.__getitem__, self._special), repeat("*"))
+            count = self._loose_deep = sum(map(LOOSE_TRIE_STARS.__le__, stars))
+        return count
+
     def _long_path_best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
-        """`best` against the rules neither headed nor deep, for a long path: their trie (built on
-        first use; racing threads build equal ones) and, tried one by one, those without `*`
-        among them (`/$`: exact, the trie takes none)."""
+        """`best` against the rules neither headed nor deep, for a long path: their trie (racing
+        threads build equal ones) and, tried one by one, those without `*` among them (`/$`:
+        exact, the trie takes none); or, on the first checks, the rules whose every character
+        the path holds, tried one by one, when they are few (LONG_PATH_WALKS)."""
         found = self._long_path_trie
+        if found is None:
+            # Before the trie is built, the filter may leave few enough to try; from the
+            # INDEX_AFTER-th long path on the trie is built anyway: its bulk test costs a
+            # fraction of the filter's pass over every pattern (50 against 200 µs a check).
+            self._calls += 1
+            holding = _holding_every_character(path, 0, self._special_text)
+            if len(holding) <= LONG_PATH_WALKS and self._calls < INDEX_AFTER:
+                return self._best_at(holding, path, best, memo)
         if found is None:
             patterns, rule_at, special = self._patterns, self._rule_at, self._special
             starred = list(map(str.__contains__, map(patterns.__getitem__, special), repeat("*")))
@@ -522,13 +549,12 @@ class _Flat:
 
     def _filtered_scan(self, path: str, start: int, text: str, memo: LastAt) -> Rule | None:
         """The best wildcard or `$` rule from `special[start:]` (their patterns are `text`)."""
-        deleted: dict[int, None] = dict.fromkeys(map(ord, path))
-        deleted.pop(10, None)  # keep "\n": it separates the patterns
-        deleted[42] = deleted[36] = None  # '*' and '$' are no literal a path must hold (a safe superset)
-        left = text.translate(deleted).split("\n")
+        return self._best_at(_holding_every_character(path, start, text), path, None, memo)
+
+    def _best_at(self, indexes: Iterable[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
+        """`best` against the rules at `special[i]` for i in `indexes`, each tried on its own."""
         patterns, special, rule_at = self._patterns, self._special, self._rule_at
-        best: Rule | None = None
-        for index in compress(range(start, start + len(left)), map(not_, left)):
+        for index in indexes:
             position = special[index]
             pattern = patterns[position]
             if pattern_matches(pattern, path, memo):
@@ -536,6 +562,17 @@ class _Flat:
                 if _outranks(rule, best):
                     best = rule
         return best
+
+
+def _holding_every_character(path: str, start: int, text: str) -> list[int]:
+    """The indexes (from `start`) of the "\n"-joined patterns of `text` whose every literal
+    character the path holds: one `str.translate` deletes the path's characters (and `*`, `$`,
+    which are no literal a path must hold: a safe superset), and the patterns left empty are these."""
+    deleted: dict[int, None] = dict.fromkeys(map(ord, path))
+    deleted.pop(10, None)  # keep "\n": it separates the patterns
+    deleted[42] = deleted[36] = None
+    left = text.translate(deleted).split("\n")
+    return list(compress(range(start, start + len(left)), map(not_, left)))
 
 
 def _best_of(
