@@ -513,31 +513,19 @@ class _Flat:
             )
             found = self._long_path_trie = (trie, list(compress(special, map(not_, starred))))
         trie, exact = found
-        for position in exact:
-            pattern = self._patterns[position]
-            if pattern_matches(pattern, path, memo):
-                rule = self._rule_at(position, pattern)
-                if _outranks(rule, best):
-                    best = rule
-        return trie.best(path, best, memo)
+        return trie.best(path, self._best_among(exact, path, best, memo), memo)
 
     def _headed_best(self, path: str, best: Rule | None) -> Rule | None:
         """`best` against the headed rules whose head starts the path (one dict probe per length)."""
-        heads, patterns, rule_at = self._heads, self._patterns, self._rule_at
+        heads = self._heads
         memo = LastAt()
         path_length = len(path)
         for length in self._head_lengths:
             if length > path_length:
                 continue
             positions = heads.get(path[:length])
-            if positions is None:
-                continue
-            for position in positions:
-                pattern = patterns[position]
-                if pattern_matches(pattern, path, memo):
-                    rule = rule_at(position, pattern)
-                    if _outranks(rule, best):
-                        best = rule
+            if positions is not None:
+                best = self._best_among(positions, path, best, memo)
         return best
 
     def _next_chunk(self, chunks: tuple[RuleSet, ...], start: int) -> tuple[tuple[RuleSet, ...], int, str]:
@@ -553,9 +541,14 @@ class _Flat:
 
     def _best_at(self, indexes: Iterable[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
         """`best` against the rules at `special[i]` for i in `indexes`, each tried on its own."""
-        patterns, special, rule_at = self._patterns, self._special, self._rule_at
-        for index in indexes:
-            position = special[index]
+        return self._best_among(map(self._special.__getitem__, indexes), path, best, memo)
+
+    def _best_among(
+        self, positions: Iterable[int], path: str, best: Rule | None, memo: LastAt
+    ) -> Rule | None:
+        """`best` against the rules at `positions` (of the set), each tried on its own."""
+        patterns, rule_at = self._patterns, self._rule_at
+        for position in positions:
             pattern = patterns[position]
             if pattern_matches(pattern, path, memo):
                 rule = rule_at(position, pattern)
