@@ -353,7 +353,8 @@ class Tails:
             else:
                 bounds = dict(zip(uniques, map(max, lasts, repeat(0)), strict=True))
                 limits = map(bounds.__getitem__, free.finals[begin:])
-            if max(lasts) <= 0:
+            highest = max(lasts)  # (a rule's bound: its last literal's last start, at least 0)
+            if highest <= 0:
                 # Every rule's bound is 0 (no last literal occurs after the path's start: 1,000
                 # `/*a*<i>*b` rules against a path without `b`, 1.0 ms -> 0.1 ms a check through
                 # the trie): only an empty literal before the last, found at 0, ends by there.
@@ -372,10 +373,9 @@ class Tails:
                 # any is past every bound, or the latest by the least bound, it needs no step per
                 # rule (near misses that all end on the same two literals: 100 -> 10 µs a check).
                 reach = list(map(add, firsts.values(), map(len, firsts)))
-                highest, lowest = max(lasts), min(lasts)  # (a rule's bound: its last, at least 0)
-                if min(reach) > max(highest, 0):
+                if min(reach) > highest:
                     pass  # no rule of the group passes
-                elif max(reach) <= max(lowest, 0):
+                elif max(reach) <= max(min(lasts), 0):
                     out += free.indexes[begin:]
                 else:
                     ends = map(firsts.__getitem__, free.befores[begin:])
