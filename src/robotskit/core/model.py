@@ -45,14 +45,18 @@ class LineKind(enum.StrEnum):
     INVALID = "invalid"  # content that is not a `key: value` pair
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
     """One physical line of a robots.txt, as the lexer saw it (Google's per-line metadata).
 
     `raw` is the line's text (bytes decoded as UTF-8 with replacement, after the BOM, cut at
     the line-length limit and at a NUL). `key` is the field name as written, `value` the value
     with whitespace stripped (text, not yet normalised as a pattern). `key_column` and
     `value_column` are 1-based columns of both in `raw` (0 when absent).
+
+    A named tuple, as `Rule` is: the lexer makes one per line for the linter, explain and
+    reports, and a frozen dataclass cost 2.2 us to build against 0.5 us (its `__init__` sets
+    each of the 13 fields through `object.__setattr__`): lexing the corpus's 502,765 lines
+    took 2.46 s, linting a body about 30% more than it needed.
     """
 
     number: int
