@@ -53,3 +53,21 @@ def test_fast_key_lines_lex_as_the_general_path_does(lines: list[tuple[str, str,
     separator = b"" if body.endswith(b"\n") else b"\n"
     general = lex(body + separator + "# caf\u00e9\n".encode())
     assert lex(body) == general[:-1]
+
+
+def test_a_line_event_is_an_immutable_record_with_named_fields() -> None:
+    """`robotskit.Line` is a named tuple (cheap to build, one per physical line): its fields read
+    by name with their defaults, and it cannot be changed in place."""
+    first, second = lex(b"Disallow: /x # why\nfoo\n")
+    assert (first.number, first.kind.value, first.key, first.value) == (1, "disallow", "Disallow", "/x")
+    assert (first.key_column, first.value_column, first.has_comment) == (1, 11, True)
+    assert (second.number, second.kind.value, second.raw, second.typo, second.invalid_utf8) == (
+        2,
+        "invalid",
+        "foo",
+        False,
+        False,
+    )
+    with pytest.raises(AttributeError):
+        first.value = "/y"  # type: ignore[misc]
+    assert first._replace(value="/y").value == "/y" and first.value == "/x"
