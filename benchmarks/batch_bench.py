@@ -1,7 +1,7 @@
 """Batch throughput against the bare loops, measured in the same run on the same captures.
 
     .venv/bin/python benchmarks/batch_bench.py [--set DIR] [--captures 20000] [--unique]
-                                               [--local] [--workers 2] [--rounds 3]
+                                               [--local] [--dask] [--workers 2] [--rounds 3]
     .venv/bin/python benchmarks/batch_bench.py --set DIR --loop protego|robotskit   (one bare loop)
     .venv/bin/python benchmarks/batch_bench.py --set DIR --cold [--rounds 3]   (run_batch, cluster included)
 
@@ -12,12 +12,13 @@ per second for:
 - the bare Protego loop: `Protego.parse` + `can_fetch("/")` for the 94 agents' tokens, on the body
   of every response record (decoded beforehand, not timed);
 - the bare robotskit loop: `robotskit.parse` + `allowed("/")` for the 94 agents, same bodies;
-- with `--local`: the same batch on a Dask LocalCluster (`--workers`, processes), startup
-  excluded, and each worker's peak RSS.
+- with `--local`: the same batch on the local pool of worker processes (`--workers`), the pool
+  started before the clock, and each worker's peak RSS; with `--dask`, on a Dask LocalCluster
+  (what `--scheduler dask` starts), its start excluded likewise.
 Rounds alternate (batch, protego, robotskit, ...) so a burst of load on the shared machine hits
 all alike; the median round is printed. `--loop` runs one bare loop alone (to time as a whole process).
 `--cold` times only `run_batch` sync and local in turn, each local run starting and closing its own
-LocalCluster inside the call, as a library caller meets it.
+pool inside the call, as a library caller meets it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import os
 import resource
 import shutil
 import statistics
@@ -40,6 +42,7 @@ import robotskit
 from robotskit.batch import BatchConfig, default_agents
 from robotskit.batch.analysis import analyzer_for, forget
 from robotskit.batch.inputs import discover
+from robotskit.batch.pool import LocalPool
 from robotskit.batch.runner import freeze_heap, local_cluster, process_unit, run_batch
 from robotskit.batch.warc import records
 
@@ -134,25 +137,68 @@ def _rusage_cpu() -> float:
 
 @dataclass
 class LocalRun:
-    """One LocalCluster run: rate, memory, and where the CPU went (driver vs workers)."""
+    """One run on worker processes: rate, memory, and where the CPU went (driver vs workers)."""
 
     wall: float
     rows: int
     peaks: list[int]  # MB, per worker
-    driver_cpu: float  # this process: run_batch, the Dask client and the scheduler
+    driver_cpu: float  # this process: run_batch (and under Dask, the client and the scheduler)
     worker_cpu: list[float]  # per worker process
     tasks: int
     result_bytes: int  # Arrow bytes of the unit tables the workers sent back (0: they wrote parts)
 
 
 def start_cluster(workers: int) -> tuple[Any, Any]:
-    """The cluster `--scheduler local` starts, and a client. Started before this process loads
+    """The cluster `--scheduler dask` starts, and a client. Started before this process loads
     the set's bodies: on Linux its workers are forks, and the `robotskit batch` command they
     are forked from holds no bodies (a fork of this process would copy pages of them)."""
     import distributed  # noqa: PLC0415
 
     cluster = local_cluster(workers)
     return cluster, distributed.Client(cluster)
+
+
+def start_pool(workers: int) -> LocalPool:
+    """The pool `--scheduler local` starts, started before the bodies load (as the cluster)."""
+    return LocalPool(workers).__enter__()
+
+
+def _proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far (Linux: /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _proc_peak_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def batch_pool(warcs: list[Path], out: Path, config: BatchConfig, pool: LocalPool) -> LocalRun:
+    parts = out.with_name(out.name + ".parts")
+    shutil.rmtree(parts, ignore_errors=True)
+    try:  # (started by start_pool)
+        pids = pool.pids()
+        before, driver = {pid: _proc_cpu(pid) for pid in pids}, _rusage_cpu()
+        start = time.perf_counter()
+        summary = run_batch(warcs, out, config, scheduler=pool, progress=False)
+        elapsed = time.perf_counter() - start
+        driver = _rusage_cpu() - driver
+        after = {pid: _proc_cpu(pid) for pid in pids}
+        peaks = [_proc_peak_kb(pid) for pid in pids]
+    finally:
+        pool.__exit__(None, None, None)
+    return LocalRun(
+        elapsed,
+        summary.rows,
+        sorted(kb // 1024 for kb in peaks),
+        driver,
+        sorted(after[pid] - before[pid] for pid in pids),
+        summary.units,
+        summary.result_bytes,
+    )
 
 
 def batch_local(
@@ -181,11 +227,13 @@ def batch_local(
     )
 
 
-def _print_local(run: LocalRun, workers: int, sync_wall: float | None, sync_cpu: float | None) -> None:
+def _print_local(
+    run: LocalRun, workers: int, sync_wall: float | None, sync_cpu: float | None, name: str = "local"
+) -> None:
     rate = run.rows / run.wall
     versus = f" = {rate / (run.rows / sync_wall):.2f}x sync wall" if sync_wall else ""
     print(
-        f"{f'robotskit batch local, {workers} workers':<36} {rate:9.0f} captures/s wall{versus}; "
+        f"{f'robotskit batch {name}, {workers} workers':<36} {rate:9.0f} captures/s wall{versus}; "
         f"worker peak RSS {run.peaks} MB"
     )
     total = run.driver_cpu + sum(run.worker_cpu)
@@ -206,8 +254,8 @@ def _print_local(run: LocalRun, workers: int, sync_wall: float | None, sync_cpu:
 
 
 def _cold(warcs: list[Path], tmp: Path, config: BatchConfig, rounds: int, workers: int) -> None:
-    """`run_batch` as a library caller meets it: the local run starts its LocalCluster inside the
-    call and closes it before returning (the first local run also imports distributed)."""
+    """`run_batch` as a library caller meets it: the local run starts its pool inside the call
+    and ends it before returning."""
     freeze_heap()  # as the `robotskit batch` command does at start-up
     seconds: dict[str, list[float]] = {"sync": [], "local": []}
     rows = 0
@@ -223,7 +271,7 @@ def _cold(warcs: list[Path], tmp: Path, config: BatchConfig, rounds: int, worker
     sync, local = _median(seconds["sync"]), _median(seconds["local"])
     print(
         f"run_batch from call to return, {rows} captures, medians of {rounds} rounds in turn: "
-        f"sync {sync:.2f} s, local {local:.2f} s with its cluster's start and close "
+        f"sync {sync:.2f} s, local {local:.2f} s with its pool's start and end "
         f"({workers} workers): {sync / local:.2f}x"
     )
 
@@ -238,16 +286,17 @@ def main() -> int:
     parser.add_argument("--captures", type=int, default=20_000)
     parser.add_argument("--unique", action="store_true", help="no two captures share a body")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--local", action="store_true", help="also run on a Dask LocalCluster")
+    parser.add_argument("--local", action="store_true", help="also run on the local pool")
+    parser.add_argument("--dask", action="store_true", help="also run on a Dask LocalCluster")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--loop", choices=("protego", "robotskit"), help="run one bare loop alone and exit")
     parser.add_argument(
-        "--local-only", action="store_true", help="only the LocalCluster run (memory at scale)"
+        "--local-only", action="store_true", help="only the local pool's run (memory at scale)"
     )
     parser.add_argument(
         "--cold",
         action="store_true",
-        help="only run_batch sync and local in turn, each local run starting and closing its own cluster",
+        help="only run_batch sync and local in turn, each local run starting and ending its own pool",
     )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rk-batch-bench-"))
@@ -263,11 +312,11 @@ def main() -> int:
             _cold(warcs, tmp, config, args.rounds, args.workers)
             return 0
         if args.local_only:
-            _print_local(
-                batch_local(warcs, tmp / "local.parquet", config, args.workers), args.workers, None, None
-            )
+            run = batch_pool(warcs, tmp / "local.parquet", config, start_pool(args.workers))
+            _print_local(run, args.workers, None, None)
             return 0
-        started = start_cluster(args.workers) if args.local else None
+        pool = start_pool(args.workers) if args.local else None
+        started = start_cluster(args.workers) if args.dask else None
         data = bodies(warcs)
         # As `robotskit batch` does at start-up: the bodies held here (100+ MB) are never scanned
         # by the cycle collector again, so that the in-process sync run is not slowed by a heap
@@ -315,10 +364,13 @@ def main() -> int:
                 f"{batch[0] / rate[0]:.2f}x wall, {batch[1] / rate[1]:.2f}x CPU"
             )
         print(f"{'peak RSS of this process':<36} {peak:9d} MB")
-        if args.local:
-            run = batch_local(warcs, tmp / "local.parquet", config, args.workers, started)
-            sync_cpu = _median([rows / r[1] for r in runs["batch"]])
+        sync_cpu = _median([rows / r[1] for r in runs["batch"]])
+        if pool is not None:
+            run = batch_pool(warcs, tmp / "local.parquet", config, pool)
             _print_local(run, args.workers, rows / batch[0], sync_cpu)
+        if started is not None:
+            run = batch_local(warcs, tmp / "dask.parquet", config, args.workers, started)
+            _print_local(run, args.workers, rows / batch[0], sync_cpu, name="dask")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

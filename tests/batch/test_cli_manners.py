@@ -148,7 +148,7 @@ def test_without_the_batch_extra_the_command_names_the_extra(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scheduler", ["sync", "local"])
+@pytest.mark.parametrize("scheduler", ["sync", "local", "dask"])
 def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: Path, scheduler: str) -> None:
     """Ctrl-C (SIGINT to the whole process group, workers included) mid-run: one line saying how
     to resume, exit 130, no traceback; the rerun skips finished units and equals a whole run."""
@@ -207,7 +207,7 @@ def test_an_input_failing_under_the_reader_is_one_row_and_other_units_run(
 
 
 @pytest.mark.slow
-def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents_file: Path) -> None:
+def test_a_dask_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents_file: Path) -> None:
     """The scheduler served its HTTP routes on Dask's default port: with 8787 held (another run, a
     user's dashboard) it printed a UserWarning and picked another port. It now binds a free port
     on loopback, and the run prints its summary alone."""
@@ -224,7 +224,7 @@ def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents
     try:
         command = _batch_command(warc, tmp_path / "r.parquet")
         done = subprocess.run(
-            [*command, "--agents", str(agents_file), "--scheduler", "local", "--workers", "1"],
+            [*command, "--agents", str(agents_file), "--scheduler", "dask", "--workers", "1"],
             check=False,
             capture_output=True,
             text=True,
@@ -239,7 +239,7 @@ def test_a_local_run_says_nothing_when_port_8787_is_taken(tmp_path: Path, agents
 
 
 @pytest.mark.slow
-def test_ctrl_c_ends_the_local_workers_at_once() -> None:
+def test_ctrl_c_ends_the_dask_workers_at_once() -> None:
     """Closed gracefully after Ctrl-C, a worker busy with a unit kept the close waiting until it
     gave up on a timeout (4 s; 0.7-4 s from Ctrl-C to exit on whole runs); the run's own worker
     processes are now ended at once, and the close is quick."""
@@ -249,7 +249,7 @@ def test_ctrl_c_ends_the_local_workers_at_once() -> None:
 
     started = 0.0
     pids: list[int] = []
-    with pytest.raises(KeyboardInterrupt), _engine("local", 1) as client:
+    with pytest.raises(KeyboardInterrupt), _engine("dask", 1) as client:
         assert isinstance(client, distributed.Client)
         pids = list(client.run(os.getpid).values())
         busy = client.submit(time.sleep, 60, pure=False)

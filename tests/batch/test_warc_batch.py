@@ -157,14 +157,19 @@ def test_dask_cluster_gives_identical_results(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("scheduler", ["local", "dask"])
 def test_local_scheduler_gives_identical_results_on_the_generated_set(
-    tmp_path: Path, small_set: tuple[list[Path], list[dict[str, Any]]], config: BatchConfig
+    tmp_path: Path, small_set: tuple[list[Path], list[dict[str, Any]]], config: BatchConfig, scheduler: str
 ) -> None:
-    """`scheduler="local"` (its own LocalCluster) equals `sync` on every record kind, error rows included."""
+    """`scheduler="local"` (a pool of worker processes) and `"dask"` (its own LocalCluster) equal
+    `sync` on every record kind, error rows included; each leaves no scan, store or probe behind."""
     sync, local = tmp_path / "sync.parquet", tmp_path / "local.parquet"
     run_batch(small_set[0], sync, config, scheduler="sync")
-    run_batch(small_set[0], local, config, scheduler="local", workers=2)
+    summary = run_batch(small_set[0], local, config, scheduler=scheduler, workers=2)
+    assert summary.units == len(small_set[0]) and summary.result_bytes == 0  # the workers wrote their parts
     assert pq.read_table(local).to_pylist() == pq.read_table(sync).to_pylist()
+    left = sorted(p.name for p in local.with_name(local.name + ".parts").iterdir())
+    assert all(name == "done.jsonl" or name.startswith("part-") for name in left), left
 
 
 def test_corrupt_record_is_a_row_and_reading_goes_on(tmp_path: Path, config: BatchConfig) -> None:
@@ -274,8 +279,8 @@ def test_quiet_cluster_settings_are_dask_settings() -> None:
 
 
 @pytest.mark.slow
-def test_local_scheduler_workers_run_with_the_quiet_settings(tmp_path: Path, config: BatchConfig) -> None:
-    """`scheduler="local"` starts its workers with QUIET_CLUSTER (no stack sampling, slow ticks)."""
+def test_dask_scheduler_workers_run_with_the_quiet_settings(tmp_path: Path, config: BatchConfig) -> None:
+    """`scheduler="dask"` starts its workers with QUIET_CLUSTER (no stack sampling, slow ticks)."""
     import dask
     import distributed
 
@@ -294,7 +299,7 @@ def test_local_scheduler_workers_run_with_the_quiet_settings(tmp_path: Path, con
     build_warc(warc, corpus_files(3, start=300))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(distributed, "LocalCluster", spying_cluster)
-        run_batch([warc], tmp_path / "r.parquet", config, scheduler="local", workers=1)
+        run_batch([warc], tmp_path / "r.parquet", config, scheduler="dask", workers=1)
     assert seen == [dict(runner.QUIET_CLUSTER)]
     assert dask.config.get("distributed.worker.profile.enabled") is True  # the caller's config is untouched
 

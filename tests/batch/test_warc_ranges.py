@@ -250,12 +250,13 @@ def test_sync_splits_big_files_too_and_its_rows_equal_a_whole_read(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("scheduler", ["local", "dask"])
 def test_local_scheduler_runs_ranges_and_equals_sync(
-    tricky: Path, tmp_path: Path, config: BatchConfig
+    tricky: Path, tmp_path: Path, config: BatchConfig, scheduler: str
 ) -> None:
     sync, local = tmp_path / "sync.parquet", tmp_path / "local.parquet"
     run_batch([tricky], sync, config, scheduler="sync", range_bytes=None)  # the whole read
-    summary = run_batch([tricky], local, config, scheduler="local", workers=2, range_bytes=TINY)
+    summary = run_batch([tricky], local, config, scheduler=scheduler, workers=2, range_bytes=TINY)
     assert summary.units > 8
     assert pq.read_table(local).to_pylist() == pq.read_table(sync).to_pylist()
 

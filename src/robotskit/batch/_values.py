@@ -73,3 +73,8 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, parts: str, done: int, total: int) -> None:
         super().__init__(f"{done} of {total} units done")
         self.parts, self.done, self.total = parts, done, total
+
+
+class WorkerLost(RuntimeError):
+    """A worker process of the local pool ended in the middle of the run (killed, out of memory):
+    the units done are kept, and a rerun resumes from them."""

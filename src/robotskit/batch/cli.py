@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from robotskit.batch._values import Interrupted
+from robotskit.batch._values import Interrupted, WorkerLost
 from robotskit.core.profiles import PROFILES
 from robotskit.errors import RobotskitError
 from robotskit.policy.authority import SUPPORTED_SCHEMES
@@ -54,10 +54,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--scheduler",
         default="local",
-        help="`local` (default: one Dask worker process per core), `sync` (this process), "
-        "or a Dask scheduler address such as tcp://host:8786",
+        help="`local` (default: one worker process per core), `sync` (this process), `dask` "
+        "(a Dask LocalCluster of one worker process per core), or a Dask scheduler address "
+        "such as tcp://host:8786",
     )
-    parser.add_argument("--workers", type=int, help="local worker processes (default: every core)")
+    parser.add_argument(
+        "--workers", type=int, help="worker processes under local or dask (default: every core)"
+    )
     parser.add_argument(
         "--chunk", type=int, default=200, help="files or hosts per unit of work (default 200)"
     )
@@ -162,7 +165,7 @@ def handle(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         _error("interrupted; run the same command again to resume", prefix="")
         return INTERRUPTED
-    except (ImportError, OSError, ValueError) as exc:
+    except (ImportError, OSError, ValueError, WorkerLost) as exc:
         return _error(str(exc))
 
 

@@ -1,8 +1,10 @@
-"""Run a batch: units out to Dask (or in process), part files back, one Parquet file at the end.
+"""Run a batch: units out to worker processes (or in process), part files back, one Parquet file.
 
-- Scale: `scheduler="local"` starts a Dask LocalCluster of one single-threaded worker process
-  per core; `"tcp://host:8786"` joins an existing cluster; a `distributed.Client` may be passed
-  as is; `"sync"` runs in this process (no Dask; the reference the others must equal).
+- Scale: `scheduler="local"` runs a pool of worker processes on this machine, one per core
+  (robotskit.batch.pool); `"dask"` starts a Dask LocalCluster of one single-threaded worker
+  process per core instead; `"tcp://host:8786"` joins an existing Dask cluster; a
+  `distributed.Client` may be passed as is; `"sync"` runs in this process (no workers; the
+  reference the others must equal).
 - Flat memory: at most `window` units are in flight (2 per worker thread by default); each
   finished unit's table is written to its part file and dropped.
 - Resume: every finished unit is recorded in `<out>.parts/done.jsonl` with its part file. A
@@ -13,7 +15,8 @@
   only the row count; one that does not (a remote cluster needs only to read the inputs)
   returns the Arrow table for the driver to write. The driver records and merges.
 Workers that can open `<out>.parts/facts-RUN.sqlite` share what they judged per body through
-it (robotskit.batch.shared); it is deleted at the end, with the probe.
+it (robotskit.batch.shared); it is deleted at the end, with the probe (and, under `local`, the
+scans of the files read in byte ranges).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +54,16 @@ from robotskit.batch.inputs import (
     shown,
     unit_fingerprint,
 )
+from robotskit.batch.pool import LocalPool
 from robotskit.batch.shared import shared_facts
-from robotskit.batch.warc_ranges import RANGE_BYTES, MemberIndex, forget_indexes, scan
+from robotskit.batch.warc_ranges import (
+    RANGE_BYTES,
+    MemberIndex,
+    StoredScans,
+    forget_indexes,
+    save_scan,
+    scan,
+)
 
 DONE = "done.jsonl"
 # A unit keeps at most this many captures (their bodies) waiting for another worker's verdict.
@@ -65,6 +77,7 @@ BATCH_BYTES = 4 * 1024 * 1024
 # been judged for other agents or paths.
 STORE = "facts-{token}.sqlite"  # shared by the worker processes of one run
 PROBE = "probe-{token}"  # holds the token: a worker that reads it writes its own part files
+SCANS = "scan-{token}-"  # under `local`: SCANS + "<file hash>-<range>", a range's header scan
 # Dask settings for a LocalCluster this run starts and owns (never for a cluster it joins).
 # Each one serves only a dashboard or a diagnosis nobody reads here, and each costs CPU on the
 # two cores the batch itself needs: measured with benchmarks/batch_bench.py --local-only on the
@@ -315,6 +328,8 @@ def run_batch(
     finally:
         shared.remove(str(parts / STORE.format(token=token)))
         (parts / PROBE.format(token=token)).unlink(missing_ok=True)
+        for stored in parts.glob(SCANS.format(token=token) + "*"):
+            stored.unlink(missing_ok=True)
     return BatchSummary(
         str(out),
         rows,
@@ -330,11 +345,18 @@ def run_batch(
 
 @contextlib.contextmanager
 def _engine(scheduler: Any, workers: int | None) -> Iterator[Any]:
-    """The Dask client a run submits to, or None for the in-process run (`"sync"` or nothing
-    to do). A client or cluster made here is closed here; a `distributed.Client` passed in is
-    the caller's and stays open."""
+    """The local pool or Dask client a run submits to, or None for the in-process run (`"sync"`
+    or nothing to do). A pool, client or cluster made here is closed here; a `LocalPool` or a
+    `distributed.Client` passed in is the caller's and stays open."""
     if scheduler in (None, "sync"):
         yield None
+        return
+    if isinstance(scheduler, LocalPool):  # the caller's, started and ended by the caller
+        yield scheduler
+        return
+    if scheduler == "local":
+        with LocalPool(workers) as pool:
+            yield pool
         return
     import distributed  # noqa: PLC0415 - the batch extra
 
@@ -344,7 +366,7 @@ def _engine(scheduler: Any, workers: int | None) -> Iterator[Any]:
     try:
         if isinstance(scheduler, dask.Client):
             client = scheduler
-        elif scheduler == "local":
+        elif scheduler == "dask":
             owned.append(local_cluster(workers))
             client = dask.Client(owned[0])
             owned.append(client)
@@ -353,7 +375,7 @@ def _engine(scheduler: Any, workers: int | None) -> Iterator[Any]:
             owned.append(client)
         yield client
     except KeyboardInterrupt:
-        if scheduler == "local" and owned:
+        if scheduler == "dask" and owned:
             _stop_workers(owned[0])
         raise
     finally:
@@ -401,16 +423,19 @@ def _execute(
             forget()
             forget_indexes()  # nor the URL index of the last file it read in ranges
         return
-    import distributed  # noqa: PLC0415 - the batch extra
-
-    dask: Any = distributed  # distributed ships no type hints
-
-    # Workers that see this file (same machine or a shared file system) write their own
-    # parts: the driver then neither receives the tables nor encodes them.
     probe = parts / PROBE.format(token=token)
     probe.write_text(token, encoding="ascii")
     store = str(parts / STORE.format(token=token))
     how = _How(config, fetch, store, str(parts), (str(probe), token), token[:12])
+    if isinstance(client, LocalPool):
+        yield from _execute_on_pool(todo, units, client, window, how, token)
+        return
+    import distributed  # noqa: PLC0415 - the batch extra
+
+    dask: Any = distributed  # distributed ships no type hints
+
+    # Workers that see the probe (same machine or a shared file system) write their own
+    # parts: the driver then neither receives the tables nor encodes them.
     slots = window or 2 * max(1, sum(client.nthreads().values()))
     pending = iter(largest_first(todo))
     running: dict[Any, tuple[str, InputUnit]] = {}
@@ -426,6 +451,60 @@ def _execute(
         for nxt_uid, nxt_unit in _take(pending, 1):
             _submit(client, futures, running, nxt_uid, nxt_unit, how, indexes.of(nxt_unit))
         yield uid, unit, result
+
+
+def _execute_on_pool(
+    todo: list[tuple[str, InputUnit]],
+    units: list[InputUnit],
+    pool: LocalPool,
+    window: int | None,
+    how: _How,
+    token: str,
+) -> Iterator[tuple[str, InputUnit, pa.Table | int]]:
+    """`_execute` on the local pool: units out largest first, at most `window` in flight.
+
+    A file read in byte ranges is scanned range by range, each scan a task that stores its index
+    in the parts folder, submitted just before the file's first range unit (the pool takes tasks
+    in order, so the scans start first); a range unit reads them from there (`StoredScans`)."""
+    spans: dict[str, list[tuple[int, int | None]]] = {}
+    for unit in units:
+        if unit.span is not None:
+            spans.setdefault(unit.path, []).append(unit.span)
+    scans: dict[str, StoredScans] = {}
+
+    def index_of(unit: InputUnit) -> StoredScans | None:
+        if unit.span is None:
+            return None
+        stored = scans.get(unit.path)
+        if stored is None:
+            name = hashlib.sha256(unit.path.encode()).hexdigest()[:16]
+            files = [
+                str(Path(how.parts) / f"{SCANS.format(token=token)}{name}-{i}")
+                for i in range(len(spans[unit.path]))
+            ]
+            for (start, end), dest in zip(spans[unit.path], files, strict=True):
+                pool.submit(save_scan, unit.path, start, end, dest)  # (a failed scan is redone by its reader)
+            stored = scans[unit.path] = StoredScans(unit.path, spans[unit.path], files)
+        return stored
+
+    running: dict[Future[Any], tuple[str, InputUnit]] = {}
+
+    def submit(uid: str, unit: InputUnit) -> None:
+        part = str(Path(how.parts) / output.part_name(uid))
+        task = pool.submit(unit_part, unit, how.config, how.fetch, how.store, part, how.probe, index_of(unit))
+        running[task] = (uid, unit)
+
+    pending = iter(largest_first(todo))
+    for uid, unit in _take(pending, window or 2 * pool.workers):
+        submit(uid, unit)
+    while running:
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in finished:
+            uid, unit = running.pop(future)
+            result = pool.result(future)
+            for nxt_uid, nxt_unit in _take(pending, 1):
+                submit(nxt_uid, nxt_unit)
+            yield uid, unit, result
 
 
 class _Indexes:
@@ -470,7 +549,7 @@ class _Indexes:
 
 
 def local_cluster(workers: int | None = None) -> Any:
-    """The Dask LocalCluster `scheduler="local"` starts: one single-threaded worker process per
+    """The Dask LocalCluster `scheduler="dask"` starts: one single-threaded worker process per
     core (or `workers`), no dashboard, QUIET_CLUSTER settings, workers deaf to Ctrl-C."""
     import dask  # noqa: PLC0415 - the batch extra
     import distributed  # noqa: PLC0415

@@ -1,15 +1,17 @@
 """One `.warc.gz` file read in byte ranges, by several workers, with the rows a whole read gives.
 
-A Dask run with one big WARC file (or a few) would otherwise keep one worker busy and the others
-idle: under a Dask scheduler, `discover` cuts such a file at gzip member starts into ranges of
-about `RANGE_BYTES` (`split_points`), and each range is a unit of its own.
+A run with one big WARC file (or a few) would otherwise keep one worker busy and the others
+idle: `discover` cuts such a file at gzip member starts into ranges of about `RANGE_BYTES`
+(`split_points`), and each range is a unit of its own.
 
 The one thing a range cannot see by itself is a redirect's target: a whole-file read follows a
 redirect to the first capture of the target URL in the file (robotskit.batch.warc), which may lie
 in another range. So a range unit looks targets up in an index of the whole file: for each URL,
 the offsets of the gzip members whose WARC header block names a `response` for it, in file order.
-Each range is scanned apart (`scan`, a Dask task per range, so the scans run in parallel) and a
-range unit merges the scans of its file once per process (`whole_index`). A scan inflates each
+Each range is scanned apart (`scan`, a task per range, so the scans run in parallel: a Dask task
+whose result goes to the range units, or under the local pool a task that stores it in the run's
+parts folder for them, `save_scan` and `StoredScans`) and a range unit merges the scans of its
+file once per process (`whole_index`). A scan inflates each
 member with zlib, at C speed (about 0.9 s of CPU for a 46 MB file, against about 12 s for the
 analysis), and reads only the header block.
 
@@ -23,7 +25,9 @@ instead: slower, the same answer.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -159,6 +163,40 @@ class MemberIndex:
     by_url: dict[str, list[int]]
     anywhere: list[int]
     regular: bool = True
+
+
+def save_scan(path: str, start: int, end: int | None, dest: str) -> None:
+    """`scan` a range and store it at `dest`, whole or not at all (the local scheduler's workers
+    read their file's scans from there: `StoredScans`)."""
+    index = scan(path, start, end)
+    partial = Path(f"{dest}.{os.getpid()}.tmp")
+    with partial.open("wb") as fh:
+        pickle.dump(index, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    partial.replace(dest)
+
+
+class StoredScans(Sequence[MemberIndex]):
+    """The scans of a file's ranges, each read from the file `save_scan` stored it in, in the
+    order of `spans`. A scan that is not stored (its task is still running on another worker,
+    or failed) or does not read is made here: the same index, at the cost of one range's scan.
+    Files the run itself writes and deletes (in its parts folder, named after the run's token)."""
+
+    def __init__(self, path: str, spans: Sequence[tuple[int, int | None]], files: Sequence[str]) -> None:
+        self.path, self.spans, self.files = path, list(spans), list(files)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __iter__(self) -> Iterator[MemberIndex]:
+        return (self[i] for i in range(len(self.spans)))
+
+    def __getitem__(self, i: int) -> MemberIndex:  # type: ignore[override]  # (no slices: not needed)
+        with contextlib.suppress(Exception), Path(self.files[i]).open("rb") as fh:
+            index = pickle.load(fh)
+            if isinstance(index, MemberIndex):
+                return index
+        start, end = self.spans[i]  # not there yet, or cut: scanned here
+        return scan(self.path, start, end)
 
 
 def merge(parts: Sequence[MemberIndex]) -> MemberIndex:
