@@ -4,10 +4,10 @@
 A batch unit is seconds of pure-Python work with no data to move between workers (each writes
 its own part file and shares per-body verdicts through the run's SQLite store), so one machine
 needs no task graph, no scheduler process and no event loop. Dask's LocalCluster did the same job
-before (it is still `scheduler="dask"`, and `tcp://` joins a Dask cluster); against it, on the
-21,848-capture WARC set on 2 cores, whole runs took 0.90x the wall time (`farm-bench -n 6`, pairs
-0.86-1.00x) and 0.92x the CPU: no `import distributed` and no cluster start while one core
-waits, and no event loops beside the work.
+before (it is still `scheduler="dask"`, and `tcp://` joins a Dask cluster). Against it, whole
+`robotskit batch` commands on the 21,848-capture WARC set on 2 cores took 0.955x the wall time
+(`farm-bench -n 8`, local and dask in turn; 0.973x in a run of 4 pairs) for the same CPU: the
+pool does not wait for `import distributed` and the cluster's start while one core idles.
 
 What a pool does not do that a Dask cluster did: a worker that dies (killed, out of memory) is not
 replaced with its unit retried elsewhere. The run stops with `WorkerLost`, the parts written so
