@@ -181,6 +181,57 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes(tmp_path: Path, agents_file: P
     assert pq.read_table(out).to_pylist() == pq.read_table(whole).to_pylist()
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux: /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text(encoding="ascii").rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the workers through /proc")
+def test_a_local_worker_killed_mid_run_is_one_line_and_a_rerun_resumes(
+    tmp_path: Path, agents_file: Path
+) -> None:
+    """A worker of the local pool killed mid-run (as the kernel's OOM killer does): the run ends
+    with one line saying so and exit 2, keeps the units done, and the same command resumes and
+    gives a whole run's rows."""
+    warcs = []
+    for n in range(12):
+        warc = tmp_path / f"in-{n}.warc.gz"
+        build_warc(warc, corpus_files(60, start=100 + 60 * n), prefix=f"{n}-")
+        warcs.append(str(warc))
+    out = tmp_path / "r.parquet"
+    command = [sys.executable, "-m", "robotskit.cli", "batch", *warcs, "--out", str(out)]
+    command += ["--agents", str(agents_file), "--scheduler", "local", "--workers", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), text=True)
+    done = out.with_name(out.name + ".parts") / "done.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (done.is_file() and done.read_text(encoding="utf-8")):
+        time.sleep(0.05)
+    workers = _children(process.pid)
+    if workers:
+        os.kill(workers[0], signal.SIGKILL)
+    _, err = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the run finished before the worker was killed")
+    assert process.returncode == 2, err
+    assert "worker process ended" in err and "run the same command again" in err, err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert not out.exists()
+    again = subprocess.run(command, capture_output=True, text=True, env=_env(), check=True, timeout=300)
+    assert "already done" in again.stdout and " 0 already done" not in again.stdout
+    whole = tmp_path / "whole.parquet"
+    run_batch(warcs, whole, BatchConfig(agents=load_agents(agents_file)), scheduler="sync")
+    assert pq.read_table(out).to_pylist() == pq.read_table(whole).to_pylist()
+
+
 def test_an_input_failing_under_the_reader_is_one_row_and_other_units_run(
     tmp_path: Path, agents_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
