@@ -149,3 +149,16 @@ def test_a_pool_the_caller_passes_runs_several_batches_and_stays_open(tmp_path: 
             assert run_batch([warc], out, config, scheduler=workers).result_bytes == 0
             assert pq.read_table(out).to_pylist() == pq.read_table(sync).to_pylist()
         assert workers.result(workers.submit(sum, [2, 3])) == 5
+
+
+def test_no_worker_processes_here_is_an_error_that_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where processes cannot be made (no /dev/shm for the pool's locks in some containers),
+    the run fails with an OSError (one line and exit 2 from the CLI) that names `sync`."""
+
+    def no_semaphores(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", no_semaphores)
+    with pytest.raises(OSError, match=r"cannot start worker processes here .*--scheduler sync"), LocalPool(2):
+        pytest.fail("the run must not start")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -63,6 +63,13 @@ class LocalPool:
             # Forked workers start at the first task, all of them: now, and no later (before the
             # run starts a thread of its own, such as the progress bar's).
             self._executor.submit(os.getpid).result()
+        except (OSError, BrokenProcessPool) as exc:
+            # No worker processes here: no /dev/shm for the pool's locks (some containers and
+            # serverless sandboxes), a process limit, no memory for a fork.
+            self._stop()
+            raise OSError(
+                f"cannot start worker processes here ({exc}); use the sync scheduler (--scheduler sync)"
+            ) from exc
         finally:
             if on_main:
                 signal.signal(signal.SIGINT, previous)
