@@ -5,6 +5,7 @@ pool's tasks stored (or scan for themselves what is missing)."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -162,3 +163,15 @@ def test_no_worker_processes_here_is_an_error_that_says_what_to_do(monkeypatch: 
     with pytest.raises(OSError, match=r"cannot start worker processes here .*--scheduler sync"), LocalPool(2):
         pytest.fail("the run must not start")
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_stored_scan_of_another_shape_is_scanned_again(tmp_path: Path) -> None:
+    """The stored scans are JSON read with their shape checked (never pickle: the folder is the
+    user's): a file of another shape counts as missing."""
+    warc = tmp_path / "in.warc.gz"
+    build_warc(warc, corpus_files(10, start=820))
+    stored = tmp_path / "scan-0"
+    save_scan(str(warc), 0, None, str(stored))
+    assert json.loads(stored.read_text(encoding="utf-8"))[2] is True
+    stored.write_text(json.dumps([{"u": ["1"]}, [], True]), encoding="utf-8")
+    assert list(StoredScans(str(warc), [(0, None)], [str(stored)])) == [scan(str(warc))]

@@ -25,9 +25,8 @@ instead: slower, the same answer.
 
 from __future__ import annotations
 
-import contextlib
+import json
 import os
-import pickle
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -166,13 +165,30 @@ class MemberIndex:
 
 
 def save_scan(path: str, start: int, end: int | None, dest: str) -> None:
-    """`scan` a range and store it at `dest`, whole or not at all (the local scheduler's workers
-    read their file's scans from there: `StoredScans`)."""
+    """`scan` a range and store it at `dest` as JSON, whole or not at all (the local scheduler's
+    workers read their file's scans from there: `StoredScans`). JSON, not pickle: the file lies in
+    the user's output folder, and reading it must not be able to run code."""
     index = scan(path, start, end)
     partial = Path(f"{dest}.{os.getpid()}.tmp")
-    with partial.open("wb") as fh:
-        pickle.dump(index, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    partial.write_text(json.dumps([index.by_url, index.anywhere, index.regular]), encoding="utf-8")
     partial.replace(dest)
+
+
+def _stored_index(file: str) -> MemberIndex | None:
+    """The index `save_scan` stored in `file`, or None when it is missing or not of that shape."""
+    try:
+        by_url, anywhere, regular = json.loads(Path(file).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+    if not (isinstance(by_url, dict) and _offsets(anywhere) and isinstance(regular, bool)):
+        return None
+    if not all(map(_offsets, by_url.values())):
+        return None
+    return MemberIndex(by_url, anywhere, regular)
+
+
+def _offsets(value: object) -> bool:
+    return isinstance(value, list) and all(type(offset) is int for offset in value)
 
 
 class StoredScans(Sequence[MemberIndex]):
@@ -191,10 +207,9 @@ class StoredScans(Sequence[MemberIndex]):
         return (self[i] for i in range(len(self.spans)))
 
     def __getitem__(self, i: int) -> MemberIndex:  # type: ignore[override]  # (no slices: not needed)
-        with contextlib.suppress(Exception), Path(self.files[i]).open("rb") as fh:
-            index = pickle.load(fh)
-            if isinstance(index, MemberIndex):
-                return index
+        stored = _stored_index(self.files[i])
+        if stored is not None:
+            return stored
         start, end = self.spans[i]  # not there yet, or cut: scanned here
         return scan(self.path, start, end)
 
