@@ -30,7 +30,9 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 # - `crawlers`: it loads the bundled crawler table once per process (nothing to gain);
 # - `memo`: its `LastAt` subclasses dict with class-level defaults, which a compiled (native)
 #   class does not give its instances; one is made per check, and an `__init__` setting them
-#   instead cost the pure-Python build 0.45 µs a check against 0.06.
+#   instead cost the pure-Python build 0.45 µs a check against 0.06;
+# - `literal_filter`: a few C-level `map`s and one `memoryview` cast per check, no Python step
+#   per rule or per path position for a compiler to speed up.
 COMPILED = (
     "checker",
     "extensions",

@@ -22,6 +22,7 @@ class LastAt(dict[str, int]):
     by every trie it consults (a unit costs about 1 µs on long near-miss rules: at most a few
     tenths of a millisecond per check).
     `grams_first`, `grams_last`: tables of the path's substrings of `gram_lengths` (`wildcards`).
+    `grams_of_path`: the path's q-grams for the literal filter, read once per check.
     """
 
     # Class-level defaults: an instance is made per check, and an `__init__` setting them cost
@@ -36,3 +37,5 @@ class LastAt(dict[str, int]):
     grams_first: dict[str, int] | None = None
     grams_last: dict[str, int] | None = None
     gram_lengths: frozenset[int] = frozenset()
+    # The path's q-grams as the literal filter reads them (`literal_filter.path_grams`), with q.
+    grams_of_path: tuple[int, set[int]] | None = None

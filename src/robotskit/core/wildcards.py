@@ -50,6 +50,7 @@ from robotskit.core.glob import (
     pattern_matches,
     tail_fits,
 )
+from robotskit.core.literal_filter import LiteralFilter, path_grams
 from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule
 
@@ -105,6 +106,20 @@ DEEP_WALKS = 8  # `narrowed`: more rules than this pass the tail test, and it is
 _AFTER_HEAD = itemgetter(slice(1, None))  # a split pattern's pieces after its head
 # Splitting a pattern costs about as much as sorting it four levels down: budget units per rule entered.
 ENTER_COST = 4
+# A path this long is first put to the literal filter (`literal_filter`): the rules one of whose
+# literals it lacks are out, and when at most FILTER_WALKS are left, walking those is the check
+# (5,000 `/*ab*cd<i>` rules on a random 5,000-character path: 26 left). A shorter path's searches
+# are cheap enough that the filter's pass over every rule would not pay.
+FILTER_PATH = 256
+FILTER_WALKS = 128
+FILTER_SHARE = 0.25  # (and at most this share of the rules: else the bulk test's walks are cheaper)
+# A filter pass that keeps more than this share of the rules it tests gives up (the path holds
+# their literals: near misses built from the path) ...
+FILTER_KEEP = 0.9
+# ... and the filter then waits this many checks, doubled after each further check it fails on
+# (up to FILTER_WAIT_MAX): on a set where it never pays, it costs one check in hundreds.
+FILTER_WAIT = 16
+FILTER_WAIT_MAX = 1024
 
 
 def trie_entry(pattern: str, key: int) -> Entry | None:
@@ -684,6 +699,9 @@ class WildcardTrie:
         "_asked",
         "_bulk_ns",
         "_entered",
+        "_filter",
+        "_filter_wait",
+        "_filter_waited",
         "_head_index",
         "_heads",
         "_keys",
@@ -718,6 +736,9 @@ class WildcardTrie:
         self._heads: tuple[_Node, ...] = ()
         self._head_index: dict[str, _Node] = {}
         self._lock = threading.Lock()
+        self._filter: LiteralFilter | None = None  # built by the first long path's check
+        self._filter_wait = 0  # checks left before the filter is tried again
+        self._filter_waited = 0  # how long it waited last (doubled on each failure in a row)
 
     @classmethod
     def of_pairs(cls, pairs: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> WildcardTrie:
@@ -752,6 +773,13 @@ class WildcardTrie:
         """The rule that outranks `best` and every other matching rule of the trie, else `best`.
         `tested`: a tail test and the rules that passed it on this check (with `memo`), used when
         it is this trie's own (`__init__` was given it)."""
+        if len(path) >= FILTER_PATH:
+            if self._filter_wait > 0:
+                self._filter_wait -= 1  # (racy counts: a heuristic, either way is exact)
+            else:
+                survivors = self._filtered(path, memo)
+                if survivors is not None:
+                    return self._walk_raw(survivors, path, best, memo)
         skip = self._skip_bulk
         passing = tested[1] if tested is not None and tested[0] is self._raw_tails else None
         if passing is not None:
@@ -796,6 +824,24 @@ class WildcardTrie:
             if 0 <= self._bulk_ns < spent and 0 <= before <= spent:
                 self._skip_bulk = 0
             self._trie_ns = spent
+
+    def _filtered(self, path: str, memo: LastAt) -> list[int] | None:
+        """The rules the literal filter leaves for `path`, when at most FILTER_WALKS; else None,
+        and the filter waits (see FILTER_WAIT)."""
+        literal_filter = self._filter
+        if literal_filter is None:  # (racing threads build equal filters)
+            literal_filter = self._filter = LiteralFilter(self._patterns)
+        size = literal_filter.size
+        grams = memo.grams_of_path
+        if grams is None or grams[0] != size:  # (another trie of the check may have read them)
+            grams = memo.grams_of_path = (size, path_grams(path, size))
+        survivors = literal_filter.survivors(grams[1], FILTER_WALKS, FILTER_SHARE, FILTER_KEEP)
+        if survivors is None:
+            waited = self._filter_waited = min(max(self._filter_waited * 2, FILTER_WAIT), FILTER_WAIT_MAX)
+            self._filter_wait = waited
+        else:
+            self._filter_waited = 0
+        return survivors
 
     def _tails(self) -> Tails:
         """The tail test of every rule (idempotent: racing threads build equal ones)."""
