@@ -6,26 +6,26 @@ match, whatever the order. Each literal's first `q` bytes (UTF-8, `q` 3 or 4) ar
 must occur in the path's bytes: a rule with an absent gram is out. This is the literal pre-filter
 of regex engines (RE2's, Hyperscan's) done with what CPython does in C:
 
-- the path's q-grams are read as integers through one `memoryview` cast of its bytes laid out a
-  window per four bytes (strided copies and a `tolist`, all C-level, not one slice per position:
-  a 5,000-character path costs a set of 5,000 small integers);
-- each rule's grams are integers computed once per set, a column per literal (the last literal
-  first, the one before it next, ...), in a few `map`s over all the rules;
-- a check keeps the rules whose gram of the first column is in the path's set (one C-level pass
-  over the rules), then tests the survivors' next column, and so on, until few are left.
+- the path's q-grams are cut in one `bytes.split`: its bytes are laid out a window at a time, each
+  followed by a byte UTF-8 never holds (strided copies), so no Python step per path position is
+  made (a 5,000-character path: 5,000 four-byte `bytes`, hashed well, unlike small integers);
+- each rule's grams are computed once per set, a column per literal (the last literal first, the
+  one before it next, ...), in a few `map`s over all the rules;
+- the first column is an index from gram to rules: a check intersects its grams with the path's
+  (C-level) and gathers the rules of the grams found, so a check costs the path's length and the
+  rules left, not the set's size; the next columns test only the rules left, until few are.
 
 What is left is a superset of the rules that match (the filter only drops rules that cannot), so
 walking the survivors with the exact matcher gives the exact answer. Hostile sets of random or
-numbered literals (`/*ab*cd<i>`, random three-letter literals) leave a handful of rules in a few
-passes; sets whose literals all occur in the path (near misses built from the path) leave them
-all, and the caller then falls back to its other tests (`wildcards.WildcardTrie` backs off).
+numbered literals (`/*ab*cd<i>`, random three-letter literals) leave a handful of rules; sets
+whose literals all occur in the path (near misses built from the path) leave them all, and the
+caller then falls back to its other tests (`wildcards.WildcardTrie` backs off).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from itertools import compress, repeat, zip_longest
+from itertools import chain, compress, repeat, zip_longest
 from operator import getitem, itemgetter, lt
 from typing import cast
 
@@ -35,34 +35,35 @@ from typing import cast
 COLUMNS = 12
 # Passes stop once this few rules are left: walking them costs less than another pass.
 FEW = 8
-# A literal shorter than the gram (or a column a rule has no literal for) tests nothing: its key.
-ALWAYS = -1
-_ORDER = sys.byteorder  # what `memoryview.cast("I")` reads integers in (`"little"` on x86, ARM)
-_FIRST = (slice(0, 3), slice(0, 4))
+# The key of a literal shorter than the gram, or of a column a rule has no literal for: it tests
+# nothing, and every path holds it.
+ALWAYS = b""
+# Ends each window of the path: a byte no UTF-8 (surrogatepass included) holds.
+_SEPARATOR = b"\xff"
+_HEAD = (slice(0, 3), slice(0, 4))  # a literal's gram, by size
 
 
-def path_grams(path: str, size: int) -> set[int]:
-    """The `size`-byte (3 or 4) substrings of `path`'s UTF-8 bytes as `literal_keys` reads them
-    (four bytes in native order, a 3-byte one padded with a zero byte), and ALWAYS."""
+def path_grams(path: str, size: int) -> list[bytes]:
+    """The `size`-byte (3 or 4) substrings of `path`'s UTF-8 bytes, by position."""
     data = path.encode("utf-8", "surrogatepass")
     windows = len(data) - size + 1
     if windows <= 0:
-        return {ALWAYS}
-    # Window i's bytes at 4i, 4i + 1, ...: three or four strided copies (C-level), then one cast.
-    spread = bytearray(4 * windows)
+        return []
+    stride = size + 1
+    spread = bytearray(stride * windows)  # window i at stride * i, then the separator
     for offset in range(size):
-        spread[offset::4] = data[offset : offset + windows]
-    grams = set(memoryview(spread).cast("I").tolist())
-    grams.add(ALWAYS)
+        spread[offset::stride] = data[offset : offset + windows]
+    spread[size::stride] = _SEPARATOR * windows
+    grams = bytes(spread).split(_SEPARATOR)
+    grams.pop()  # (the empty piece after the last separator)
     return grams
 
 
-def literal_keys(literals: Sequence[str], size: int) -> list[int]:
-    """Each literal's first `size` bytes (UTF-8) as `path_grams` reads them; ALWAYS for a shorter one."""
+def literal_keys(literals: Sequence[str], size: int) -> list[bytes]:
+    """Each literal's first `size` bytes (UTF-8), as `path_grams` cuts them; ALWAYS for a shorter one."""
     encoded = map(str.encode, literals, repeat("utf-8"), repeat("surrogatepass"))
-    heads = cast(list[bytes], list(map(getitem, encoded, repeat(_FIRST[size - 3]))))
-    keys = list(map(int.from_bytes, map(bytes.ljust, heads, repeat(4), repeat(b"\0")), repeat(_ORDER)))
-    for short in compress(range(len(heads)), map(lt, map(len, heads), repeat(size))):
+    keys = cast(list[bytes], list(map(getitem, encoded, repeat(_HEAD[size - 3]))))
+    for short in compress(range(len(keys)), map(lt, map(len, keys), repeat(size))):
         keys[short] = ALWAYS
     return keys
 
@@ -71,11 +72,11 @@ class LiteralFilter:
     """The q-gram filter of a set of wildcard patterns (rule i is pattern i); built lazily, a
     column on first need, so a set that never needs the third column never pays for it.
 
-    Safe with threads: a column is computed whole and stored once (racing threads compute equal
-    lists); the rows are read only.
+    Safe with threads: an index or a column is computed whole and stored once (racing threads
+    compute equal ones); nothing is changed after.
     """
 
-    __slots__ = ("_columns", "_keys", "count", "size")
+    __slots__ = ("_columns", "_first", "_first_keys", "_keys", "count", "size")
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.count = len(patterns)
@@ -95,9 +96,11 @@ class LiteralFilter:
         # else of three (short random literals): a shorter gram occurs in more paths.
         long_enough = sum(map(lt, repeat(3), map(len, last)))
         self.size = 4 if long_enough * 2 >= len(last) else 3
-        self._keys: list[list[int] | None] = [None] * len(self._columns)
+        self._keys: list[list[bytes] | None] = [None] * len(self._columns)
+        self._first: dict[bytes, list[int]] | None = None
+        self._first_keys: frozenset[bytes] = frozenset()
 
-    def keys(self, column: int) -> list[int]:
+    def keys(self, column: int) -> list[bytes]:
         """The rules' keys of `column` (built on first use)."""
         found = self._keys[column]
         if found is None:
@@ -109,23 +112,48 @@ class LiteralFilter:
         """How many columns the filter has."""
         return len(self._columns)
 
-    def survivors(self, grams: set[int], limit: int, share: float, keep: float) -> list[int] | None:
-        """The indexes (ascending) of the rules whose every tested gram is in `grams` (the path's,
-        `path_grams(path, self.size)`), when at most `limit` and at most `share` of the rules are
-        left; else None. None too when the first pass keeps more than `keep` (a share) of the
-        rules: the path holds their literals, and the filter does not pay.
+    def _first_index(self) -> dict[bytes, list[int]]:
+        """The rules by their first column's key (ascending lists)."""
+        index = self._first
+        if index is None:
+            index = {}
+            for position, key in enumerate(self.keys(0)):
+                found = index.get(key)
+                if found is None:
+                    index[key] = [position]
+                else:
+                    found.append(position)
+            self._first_keys = frozenset(index)
+            self._first = index
+        return index
 
-        Each later pass tests the next column of the rules left (cheap: few are left), until
-        FEW are left, the columns run out, or a pass keeps more than `keep` of them."""
-        contains = grams.__contains__
-        alive = list(compress(range(self.count), map(contains, self.keys(0))))
+    def survivors(self, grams: list[bytes], limit: int, share: float, keep: float) -> list[int] | None:
+        """The indexes (ascending) of the rules whose every tested gram is among `grams` (the
+        path's, `path_grams(path, self.size)`), when at most `limit` and at most `share` of the
+        rules are left; else None. None too when the first column keeps more than `keep` (a share)
+        of the rules: the path holds their literals, and the filter does not pay.
+
+        The later columns test only the rules left, until FEW are left, the columns run out, or a
+        column keeps more than `keep` of them."""
+        if not self.count:
+            return []
+        index = self._first_index()
+        found = self._first_keys.intersection(grams)
+        alive = sorted(chain(index.get(ALWAYS, ()), chain.from_iterable(map(index.__getitem__, found))))
         if len(alive) > self.count * keep:
             return None
+        present: set[bytes] | None = None
         for column in range(1, self.depth):
             left = len(alive)
             if left <= FEW:
                 break
-            alive = list(compress(alive, map(contains, map(self.keys(column).__getitem__, alive))))
+            keys = list(map(self.keys(column).__getitem__, alive))
+            if keys.count(ALWAYS) == left:
+                continue  # (no literal of this column is long enough to test)
+            if present is None:
+                present = set(grams)
+                present.add(ALWAYS)
+            alive = list(compress(alive, map(present.__contains__, keys)))
             if len(alive) > left * keep:
                 break  # (the rules left share this column's literals with the path)
         return alive if len(alive) <= min(limit, self.count * share) else None

@@ -38,4 +38,4 @@ class LastAt(dict[str, int]):
     grams_last: dict[str, int] | None = None
     gram_lengths: frozenset[int] = frozenset()
     # The path's q-grams as the literal filter reads them (`literal_filter.path_grams`), with q.
-    grams_of_path: tuple[int, set[int]] | None = None
+    grams_of_path: tuple[int, list[bytes]] | None = None
