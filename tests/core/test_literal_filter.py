@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from robotskit.core import literal_filter as _literal_filter
 from robotskit.core import wildcards as _wildcards
 from robotskit.core.literal_filter import ALWAYS, LiteralFilter, literal_keys, path_grams
 from robotskit.core.memo import LastAt
@@ -106,13 +107,25 @@ _PATH = st.lists(st.sampled_from(["a", "b", "1", "2", "é", "字", "/", "ab12", 
     st.integers(0, 40),
     st.sampled_from([0.25, 1.0]),
     st.sampled_from([0.5, 0.9, 1.0]),
+    st.sampled_from([1, 3, 256]),
 )
 def test_survivors_hold_every_rule_that_matches(
-    patterns: list[str], path: str, limit: int, share: float, keep: float
+    patterns: list[str], path: str, limit: int, share: float, keep: float, rows: int
 ) -> None:
     """Property: the filter's survivors (when it gives any) are ascending, within the limits it was
-    given, and hold every rule whose pattern matches the path."""
+    given, and hold every rule whose pattern matches the path; so do they on a second path, whose
+    survivors need the rows of keys the first one made and more, whatever the budget of rows a
+    check makes (`rows`)."""
+    with mock.patch.object(_literal_filter, "ROWS", rows):
+        _survivors_hold_every_rule_that_matches(patterns, path, limit, share, keep)
+
+
+def _survivors_hold_every_rule_that_matches(
+    patterns: list[str], path: str, limit: int, share: float, keep: float
+) -> None:
     literal_filter = LiteralFilter(patterns)
+    literal_filter.worth_trying(path)  # (whatever it says: it chooses the gram size)
+    assert literal_filter.size in (3, 4)
     survivors = literal_filter.survivors(path_grams(path, literal_filter.size), limit, share, keep)
     matching = [i for i, pattern in enumerate(patterns) if _regex_matches(pattern, path)]
     if survivors is not None:
@@ -121,6 +134,25 @@ def test_survivors_hold_every_rule_that_matches(
         assert set(matching) <= set(survivors)
     everything = literal_filter.survivors(path_grams(path, literal_filter.size), len(patterns), 1.0, 1.0)
     assert everything is not None and set(matching) <= set(everything)
+    other = "/" + path[:0:-1] + patterns[-1].replace("*", "").rstrip("$")  # (another rule's literals)
+    matching = [i for i, pattern in enumerate(patterns) if _regex_matches(pattern, other)]
+    survivors = literal_filter.survivors(path_grams(other, literal_filter.size), len(patterns), 1.0, 1.0)
+    assert survivors is not None and set(matching) <= set(survivors)
+
+
+def test_a_sample_of_last_literals_tells_whether_the_filter_may_pay() -> None:
+    """Before any index is built, the filter tries a path against a sample of the rules' last
+    literals: a path holding them (near misses built from it) is not worth filtering, one lacking
+    them is; the first sample picks 4-byte grams for long last literals, 3-byte ones for short."""
+    rng = random.Random(5)
+    path = "/" + "".join(rng.choice("abcdefgh") for _ in range(2000))
+    near = LiteralFilter([f"/*{path[i : i + 3]}*{path[i + 7 : i + 12]}" for i in range(1, 500)])
+    assert not near.worth_trying(path) and near.size == 4
+    assert near._first is None  # (nothing built for it)
+    numbered = LiteralFilter([f"/*a*zz{i}" for i in range(500)])
+    assert numbered.worth_trying(path) and numbered.size == 4
+    short = LiteralFilter([f"/*{path[i : i + 3]}*xyz" for i in range(500)])
+    assert short.worth_trying(path) and short.size == 3
 
 
 def _rules(patterns: list[tuple[str, bool]]) -> list[Rule]:

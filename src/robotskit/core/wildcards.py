@@ -831,11 +831,13 @@ class WildcardTrie:
         literal_filter = self._filter
         if literal_filter is None:  # (racing threads build equal filters)
             literal_filter = self._filter = LiteralFilter(self._patterns)
-        size = literal_filter.size
-        grams = memo.grams_of_path
-        if grams is None or grams[0] != size:  # (another trie of the check may have read them)
-            grams = memo.grams_of_path = (size, path_grams(path, size))
-        survivors = literal_filter.survivors(grams[1], FILTER_WALKS, FILTER_SHARE, FILTER_KEEP)
+        survivors = None
+        if literal_filter.worth_trying(path):
+            size = literal_filter.size
+            grams = memo.grams_of_path
+            if grams is None or grams[0] != size:  # (another trie of the check may have read them)
+                grams = memo.grams_of_path = (size, path_grams(path, size))
+            survivors = literal_filter.survivors(grams[1], FILTER_WALKS, FILTER_SHARE, FILTER_KEEP)
         if survivors is None:
             waited = self._filter_waited = min(max(self._filter_waited * 2, FILTER_WAIT), FILTER_WAIT_MAX)
             self._filter_wait = waited
