@@ -17,6 +17,7 @@ import robotskit
 from robotskit.core import pattern as _pattern
 from robotskit.core.model import Rule, RuleKind
 from robotskit.core.pattern import RuleSet, pattern_matches
+from tests.core.glob_reference import reference_best
 
 _PATTERN = st.lists(st.sampled_from(["/", "a", "b", "*", "$", "ab", "\u00e9"]), min_size=0, max_size=6).map(
     lambda p: "/" + "".join(p)
@@ -27,14 +28,8 @@ _PATH = st.lists(st.sampled_from(["/", "a", "b", "$", "*", "\u00e9", "\n"]), max
 
 
 def _reference(rules: list[Rule], path: str) -> Rule | None:
-    """Slow reference (SPEC 3): every rule tried; longest pattern, then allow, then the earliest line."""
-    best: Rule | None = None
-    for rule in rules:
-        if rule.pattern[:1] in ("/", "*") and pattern_matches(rule.pattern, path):
-            key = (len(rule.pattern), rule.kind is RuleKind.ALLOW, -rule.line)
-            if best is None or key > (len(best.pattern), best.kind is RuleKind.ALLOW, -best.line):
-                best = rule
-    return best
+    """Slow reference (SPEC 3): every rule tried with the plain greedy matcher."""
+    return reference_best(rules, path, pattern_matches)
 
 
 def _forced(chunk: int, index_after: int, paths: str = "short") -> mock._patch_default_new:  # type: ignore[name-defined]

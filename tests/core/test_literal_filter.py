@@ -9,7 +9,6 @@ trie with the filter forced on for every path against the same reference.
 from __future__ import annotations
 
 import random
-import re
 from typing import Any
 from unittest import mock
 
@@ -23,6 +22,7 @@ from robotskit.core.literal_filter import ALWAYS, LiteralFilter, literal_keys, p
 from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule, RuleKind
 from robotskit.core.wildcards import FILTER_WAIT, FILTER_WALKS, WildcardTrie
+from tests.core.glob_reference import reference_best, regex_matches
 
 # The mypyc build calls its own methods natively: spies patched onto the class never see them.
 _needs_spies = pytest.mark.skipif(
@@ -34,25 +34,6 @@ _needs_spies = pytest.mark.skipif(
 # is the URL as given): a gram may start or end inside a character.
 _CHAR = st.sampled_from(["a", "b", "c", "1", "2", "/", "$", "é", "字", "\U0001f600", "\udc80"])
 _TEXT = st.lists(_CHAR, max_size=40).map("".join)
-
-
-def _regex_matches(pattern: str, path: str) -> bool:
-    """The reference: `*` as `.*` and a final `$` as the end, matched at the path's start (backtracking)."""
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    source = ".*".join(map(re.escape, body.split("*"))) + (r"\Z" if anchored else "")
-    return re.match(source, path, re.DOTALL) is not None
-
-
-def _reference(rules: list[Rule], path: str) -> Rule | None:
-    """RFC 9309 2.2.2: the longest matching pattern; allow on equal length; then the earliest line."""
-    best: Rule | None = None
-    for rule in rules:
-        if _regex_matches(rule.pattern, path):
-            key = (len(rule.pattern), rule.kind is RuleKind.ALLOW, -rule.line)
-            if best is None or key > (len(best.pattern), best.kind is RuleKind.ALLOW, -best.line):
-                best = rule
-    return best
 
 
 def _utf8(text: str) -> bytes:
@@ -127,7 +108,7 @@ def _survivors_hold_every_rule_that_matches(
     literal_filter.worth_trying(path)  # (whatever it says: it chooses the gram size)
     assert literal_filter.size in (3, 4)
     survivors = literal_filter.survivors(path_grams(path, literal_filter.size), limit, share, keep)
-    matching = [i for i, pattern in enumerate(patterns) if _regex_matches(pattern, path)]
+    matching = [i for i, pattern in enumerate(patterns) if regex_matches(pattern, path)]
     if survivors is not None:
         assert survivors == sorted(set(survivors))
         assert len(survivors) <= min(limit, int(len(patterns) * share))
@@ -135,7 +116,7 @@ def _survivors_hold_every_rule_that_matches(
     everything = literal_filter.survivors(path_grams(path, literal_filter.size), len(patterns), 1.0, 1.0)
     assert everything is not None and set(matching) <= set(everything)
     other = "/" + path[:0:-1] + patterns[-1].replace("*", "").rstrip("$")  # (another rule's literals)
-    matching = [i for i, pattern in enumerate(patterns) if _regex_matches(pattern, other)]
+    matching = [i for i, pattern in enumerate(patterns) if regex_matches(pattern, other)]
     survivors = literal_filter.survivors(path_grams(other, literal_filter.size), len(patterns), 1.0, 1.0)
     assert survivors is not None and set(matching) <= set(survivors)
 
@@ -187,7 +168,7 @@ def test_trie_with_the_filter_on_every_path_equals_reference(
         mock.patch.object(_wildcards, "FILTER_WAIT_MAX", 2),
     ):
         for path in paths * 4:
-            assert trie.best(path, None, LastAt()) == _reference(rules, path), path
+            assert trie.best(path, None, LastAt()) == reference_best(rules, path), path
 
 
 def _numbered(count: int, seed: int) -> tuple[list[Rule], str]:
@@ -223,10 +204,10 @@ def test_numbered_rules_on_a_long_path_are_answered_by_the_filter() -> None:
     ):
         for n in range(20):
             probe = path[: 4000 + n] + "-" + str(n)
-            assert trie.best(probe, None, LastAt()) == _reference(rules, probe)
+            assert trie.best(probe, None, LastAt()) == reference_best(rules, probe)
         target = rules[777]
         planted = path + "/" + target.pattern[2:].replace("*", "/")
-        expected = _reference(rules, planted)
+        expected = reference_best(rules, planted)
         assert expected is not None and len(expected.pattern) >= len(target.pattern)
         assert trie.best(planted, None, LastAt()) == expected
     assert len(walked) == 21 and max(walked) <= FILTER_WALKS

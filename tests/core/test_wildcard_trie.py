@@ -9,7 +9,6 @@ check, solos, ends, `$` tails, and checks from several threads while it grows.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from typing import cast
@@ -28,6 +27,7 @@ from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule, RuleKind
 from robotskit.core.pattern import RuleSet, wildcard_test
 from robotskit.core.wildcards import WildcardTrie
+from tests.core.glob_reference import reference_best, regex_matches
 
 # The mypyc build (docs/benchmarks.md) calls its own functions natively: a spy patched onto the
 # module never sees those calls, so the tests that count them run on the pure-Python build only.
@@ -47,25 +47,6 @@ _PATTERN = st.builds(
 _PATH = st.lists(st.sampled_from(["a", "b", "/", "ab", "$", "*"]), max_size=14).map(
     lambda p: "/" + "".join(p)
 )
-
-
-def _regex_matches(pattern: str, path: str) -> bool:
-    """The reference: `*` as `.*` and a final `$` as the end, matched at the path's start (backtracking)."""
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    source = ".*".join(map(re.escape, body.split("*"))) + (r"\Z" if anchored else "")
-    return re.match(source, path, re.DOTALL) is not None
-
-
-def _reference(rules: list[Rule], path: str) -> Rule | None:
-    """RFC 9309 2.2.2: the longest matching pattern; allow on equal length; then the earliest line."""
-    best: Rule | None = None
-    for rule in rules:
-        if rule.pattern[:1] in ("/", "*") and _regex_matches(rule.pattern, path):
-            key = (len(rule.pattern), rule.kind is RuleKind.ALLOW, -rule.line)
-            if best is None or key > (len(best.pattern), best.kind is RuleKind.ALLOW, -best.line):
-                best = rule
-    return best
 
 
 def _in_threads(run: Callable[[int], None], count: int = 8) -> None:
@@ -89,7 +70,7 @@ def _rules(patterns: list[tuple[str, bool]]) -> list[Rule]:
 def test_glob_match_with_tail_test_equals_regex(pattern: str, path: str) -> None:
     """Property: the greedy matcher with its tail test, with and without the check's memo, is exact."""
     segments, anchored = split_pattern(pattern)
-    expected = _regex_matches(pattern, path)
+    expected = regex_matches(pattern, path)
     assert glob_match(segments, anchored, path) is expected
     memo = LastAt()
     assert glob_match(segments, anchored, path, memo) is expected
@@ -104,7 +85,7 @@ def test_wildcard_tests_equal_regex(head: str, pattern: str, path: str) -> None:
     pattern = head + pattern.lstrip("/")
     if "*" not in pattern:
         pattern += "*"
-    assert wildcard_test(pattern)(path, LastAt()) is _regex_matches(pattern, path)
+    assert wildcard_test(pattern)(path, LastAt()) is regex_matches(pattern, path)
 
 
 @settings(max_examples=300, deadline=None)
@@ -147,7 +128,7 @@ def test_trie_equals_reference_while_it_grows(
         mock.patch.object(_wildcards, "BULK_RETRY", 2),
     ):
         for path in paths * 6:
-            assert trie.best(path, None, LastAt()) == _reference(rules, path), path
+            assert trie.best(path, None, LastAt()) == reference_best(rules, path), path
 
 
 @settings(max_examples=300, deadline=None)
@@ -176,7 +157,7 @@ def test_rule_sets_with_tries_equal_reference(
             "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
         )
         for path in paths * 4:
-            expected = _reference(rules, path)
+            expected = reference_best(rules, path)
             assert plain.best(path) == expected, path
             assert deferred.best(path) == expected, path
 
@@ -214,7 +195,7 @@ def test_trie_from_threads_while_growing_equals_reference() -> None:
         "/" + "".join("ab"[(i >> bit) & 1] * (1 + bit % 3) for bit in range(12)) + ("a" * (i % 4))
         for i in range(60)
     ] + ["/x" + "a" * i + "b" for i in range(10)]
-    expected = {path: _reference(rules, path) for path in paths}
+    expected = {path: reference_best(rules, path) for path in paths}
     wrong: list[str] = []
     with mock.patch.multiple(_pattern, TRIE_DEPTH=2), mock.patch.object(LastAt, "budget", 7):
         index = RuleSet(rules)
@@ -404,7 +385,7 @@ def test_big_deep_sets_first_check_equals_reference(
             deferred = RuleSet.deferred(
                 "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
             )
-            expected = _reference(rules, path)
+            expected = reference_best(rules, path)
             assert deferred.best(path) == expected, path
             walked = deferred._flat is None
             tails = _wildcards.Tails.of_patterns([r.pattern for r in rules])
@@ -416,7 +397,7 @@ def test_big_deep_sets_first_check_equals_reference(
             deep = min(r.pattern.count("*") for r in rules[: _pattern._SAMPLE]) >= forced["TRIE_DEPTH"]
             assert walked is (deep and len(survivors) <= walks), (survivors, walks)
             for again in paths * 2:
-                assert deferred.best(again) == _reference(rules, again), again
+                assert deferred.best(again) == reference_best(rules, again), again
             assert deferred._flat is not None
             trie = deferred._flat._trie
             if all_deep and len(rules) > 1:  # the trie holds the test the set's first check made
@@ -479,7 +460,7 @@ def test_bulk_tail_test_is_the_per_rule_test(
             assert (index in passing) is expected, (pattern, path, position)
         segments = pattern.removesuffix("$").split("*")
         rest = "*".join(["", *segments[1:]]) + ("$" if pattern.endswith("$") else "")
-        if len(segments) > 1 and _regex_matches(rest, path[position:]):
+        if len(segments) > 1 and regex_matches(rest, path[position:]):
             assert index in passing, (pattern, path, position)  # a necessary condition
 
 
@@ -522,7 +503,7 @@ def _matches_from(pattern: str, path: str, position: int) -> bool:
     anywhere after, or ending the path for a `$` pattern)?"""
     segments = pattern.removesuffix("$").split("*")
     rest = "*".join(["", *segments[1:]]) + ("$" if pattern.endswith("$") else "")
-    return len(segments) > 1 and _regex_matches(rest, path[position:])
+    return len(segments) > 1 and regex_matches(rest, path[position:])
 
 
 @settings(max_examples=500, deadline=None)
@@ -701,7 +682,7 @@ def test_deeper_tail_test_examples() -> None:
     assert {index: index in deeper for index in range(len(patterns))} == expected
 
 
-def test_near_misses_from_threads_equal_the_greedy_reference() -> None:
+def test_near_misses_from_threads_equal_the_greedyreference_best() -> None:
     """Eight threads checking one big set of distinct near misses (each rule's literals taken from
     the path in order, its last literal placed so that the tail test passes and the walk fails),
     a few rules that match among them: every answer is the greedy matcher's, whichever way the
