@@ -28,6 +28,11 @@ cheaper), except while the trie has never answered and the deeper test was neede
 walks each rule that test rejects: a stall): each way is timed when it runs, and the cheaper one
 kept. Timings only choose the way; both give the same, exact answer.
 
+Before all of this, a path of FILTER_PATH characters or more goes to the literal filter
+(`literal_filter`): the rules whose literals' first bytes the path lacks cannot match, and when few
+are left, walking them is the check (numbered or random literals: `/*ab*cd<i>`). Where the path
+holds the literals (near misses), the filter says so from a sample, builds nothing, and waits.
+
 Priority (RFC 9309 2.2.2: the longest pattern wins, allow wins ties): each node knows the longest
 pattern below it, and a subtree that cannot reach the best match's length is skipped.
 """
