@@ -9,11 +9,13 @@ of regex engines (RE2's, Hyperscan's) done with what CPython does in C:
 - the path's q-grams are cut in one `bytes.split`: its bytes are laid out a window at a time, each
   followed by a byte UTF-8 never holds (strided copies), so no Python step per path position is
   made (a 5,000-character path: 5,000 four-byte `bytes`, hashed well, unlike small integers);
-- each rule's grams are computed once per set, a column per literal (the last literal first, the
-  one before it next, ...), in a few `map`s over all the rules;
-- the first column is an index from gram to rules: a check intersects its grams with the path's
-  (C-level) and gathers the rules of the grams found, so a check costs the path's length and the
-  rules left, not the set's size; the next columns test only the rules left, until few are.
+- the rules' last literals' grams are indexed once per set (gram -> rules, a few `map`s over all
+  the patterns): a check intersects the index's grams with the path's (C-level) and gathers the
+  rules of the grams found, so a check costs the path's length and the rules left, not the set's
+  size;
+- the rules left are then tested on their literals before the last, a column at a time (the one
+  before the last first), until few are left; a rule's keys for those are made the first time a
+  check's survivors include it, and kept.
 
 What is left is a superset of the rules that match (the filter only drops rules that cannot), so
 walking the survivors with the exact matcher gives the exact answer. Hostile sets of random or
@@ -100,6 +102,8 @@ class LiteralFilter:
         self.count = len(patterns)
         self.size = 0  # the gram size, 3 or 4: chosen by the first sample (0: not yet)
         self._first: dict[bytes, list[int]] | None = None
+        # `_first`'s keys as a frozenset: its `intersection` with a check's 5,000 grams took 117 µs
+        # against 210 µs for `_first.keys() & grams` (timeit, same data)
         self._first_keys: frozenset[bytes] = frozenset()
         # By rule index, the keys of its literals before the last (COLUMNS - 1, ALWAYS-padded).
         self._rows: dict[int, tuple[bytes, ...]] = {}

@@ -114,7 +114,8 @@ ENTER_COST = 4
 # A path this long is first put to the literal filter (`literal_filter`): the rules one of whose
 # literals it lacks are out, and when at most FILTER_WALKS are left, walking those is the check
 # (5,000 `/*ab*cd<i>` rules on a random 5,000-character path: 26 left). A shorter path's searches
-# are cheap enough that the filter's pass over every rule would not pay.
+# are cheap enough that the filter's pass over every rule would not pay. (The long-path threshold
+# of `pattern.LONG_PATH`, which imports this module: the value is repeated, not imported.)
 FILTER_PATH = 256
 FILTER_WALKS = 128
 FILTER_SHARE = 0.25  # (and at most this share of the rules: else the bulk test's walks are cheaper)
