@@ -32,14 +32,17 @@ def _reference(rules: list[Rule], path: str) -> Rule | None:
     return reference_best(rules, path, pattern_matches)
 
 
-def _forced(chunk: int, index_after: int, paths: str = "short") -> mock._patch_default_new:  # type: ignore[name-defined]
+def _forced(chunk: int, index_after: int, paths: str = "short", few: int = 16) -> mock._patch_default_new:  # type: ignore[name-defined]
     """`paths`: "short" as they are; "long" or "long, trie": every path taken as long, so that a
     flat index with a rule of two `*` or more answers its `/*X` rules from the path's character
-    filter, or ("long, trie") from its long-path trie however few the filter leaves."""
+    filter, or ("long, trie") from its long-path trie however few the filter leaves. `few`: how
+    many rules the character filter leaves before they are tested on their literals first."""
     loose: dict[str, int] = {}
     if paths != "short":
         loose = {"LONG_PATH": 0, "LOOSE_TRIE_RULES": 1, "LONG_PATH_WALKS": -1 if "trie" in paths else 64}
-    return mock.patch.multiple(_pattern, BIG_SET=0, SPECIAL_CHUNK=chunk, INDEX_AFTER=index_after, **loose)
+    return mock.patch.multiple(
+        _pattern, BIG_SET=0, SPECIAL_CHUNK=chunk, INDEX_AFTER=index_after, FEW_CANDIDATES=few, **loose
+    )
 
 
 @settings(max_examples=1500, deadline=None)
@@ -49,17 +52,24 @@ def _forced(chunk: int, index_after: int, paths: str = "short") -> mock._patch_d
     st.integers(1, 4),
     st.integers(1, 3),
     st.sampled_from(["short", "long", "long, trie"]),
+    st.sampled_from([0, 16]),
 )
 def test_flat_index_equals_scan(
-    patterns: list[tuple[str, bool]], paths: list[str], chunk: int, index_after: int, taken_as: str
+    patterns: list[tuple[str, bool]],
+    paths: list[str],
+    chunk: int,
+    index_after: int,
+    taken_as: str,
+    few: int,
 ) -> None:
     """Property: the flat index (plain and deferred sets, every chunk state, paths taken as short
-    or as long) returns the rule a full scan picks, check after check."""
+    or as long, the rules the character filter leaves tested on their literals first or not)
+    returns the rule a full scan picks, check after check."""
     rules = [
         Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
         for i, (p, allow) in enumerate(patterns)
     ]
-    with _forced(chunk, index_after, taken_as):
+    with _forced(chunk, index_after, taken_as, few):
         plain = RuleSet(rules)
         deferred = RuleSet.deferred(
             "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
@@ -138,3 +148,36 @@ def test_index_without_literal_pretest_equals_scan(
         index = RuleSet(rules)
         for path in paths:
             assert index.best(path) == _reference(rules, path), path
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(_PATTERN, max_size=5),
+    st.lists(_PATTERN, min_size=1, max_size=12),
+    _PATH,
+    st.integers(0, 50),
+)
+def test_characters_filter_keeps_every_match(
+    before: list[str], patterns: list[str], path: str, start: int
+) -> None:
+    """Property: the character filter over the special text from an offset (UTF-8 bytes, one
+    `bytes.translate`) keeps every pattern that matches, and every pattern whose characters the
+    path holds; the literal test keeps every pattern that matches."""
+    text = "\n".join([*before, *patterns]).encode("utf-8")
+    offset = len("".join(f"{p}\n" for p in before).encode("utf-8"))
+    held = _pattern._holding_every_character(path, start, text, offset)
+    assert held == sorted(set(held)) and all(start <= i < start + len(patterns) for i in held)
+    for i, pattern in enumerate(patterns):
+        matches = pattern_matches(pattern, path)
+        if matches or set(pattern) - {"*", "$"} <= set(path):
+            assert start + i in held, (pattern, path)
+        if matches:
+            assert _pattern._literals_in(pattern, path), (pattern, path)
+
+
+@given(st.lists(st.sampled_from(["", "", "a", "bc", "é"]), min_size=1, max_size=20), st.integers(0, 9))
+def test_emptied_lines(lines: list[str], first: int) -> None:
+    """The empty lines' indexes, counted from `first`, as a split would tell them."""
+    left = ("\n" + "\n".join(lines) + "\n").encode("utf-8")
+    expected = [first + i for i, line in enumerate(lines) if not line]
+    assert list(_pattern.emptied_lines(left, first)) == expected

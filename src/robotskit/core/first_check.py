@@ -29,13 +29,13 @@ means "left to the general path", for what these readings do not cover:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 from robotskit.core.agents import Agent, product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
 from robotskit.core.model import LineKind
 from robotskit.core.parser import GroupLike
-from robotskit.core.pattern import pattern_matches
+from robotskit.core.pattern import emptied_lines, pattern_matches
 from robotskit.core.profiles import Profile, cached_group_token, group_token_cache
 from robotskit.core.skeleton import directive, has_long_line, region_rules, rule_between
 from robotskit.core.url import (
@@ -271,7 +271,7 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         # A pattern can only match a path holding each of its literal characters (a prefix too):
         # deleting the path's characters from the patterns (in C) leaves the others non-empty,
         # so only the few left empty are tried one by one.
-        tried = _emptied(b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n")
+        tried = emptied_lines(b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n")
     length = 0
     allow = True
     wildcards = 0
@@ -293,17 +293,6 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         elif len(pattern) == length and allows[index]:
             allow = True
     return length == 0 or allow
-
-
-def _emptied(left: bytes) -> Iterator[int]:
-    """The indexes of the empty lines of `left` (which starts and ends with "\\n")."""
-    index = counted = 0  # line `index` follows the `index`-th line break, counted up to `counted`
-    at = left.find(b"\n\n")
-    while at >= 0:
-        index += left.count(b"\n", counted, at)
-        counted = at
-        yield index
-        at = left.find(b"\n\n", at + 1)
 
 
 def _literals(path: str) -> bytes:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, filterfalse, repeat
 from operator import eq, itemgetter, lt, not_
 
@@ -178,6 +178,8 @@ LOOSE_TRIE_RULES = 64
 # ... unless the path's characters leave at most this many of them: those are tried one by one
 # (1,000 `/*a*<i>*b` rules and a path without `b`: none left, 0.05 ms a check).
 LONG_PATH_WALKS = RAW_WALKS
+# More rules left to try than this by the path's characters are first tested on their literals.
+FEW_CANDIDATES = 16
 # The one-search pre-test for `/*X` rules is an alternation of their literals; compiling one of
 # more characters than this costs the regex compiler milliseconds, so they are tried one by one.
 MAX_NEEDLE_CHARS = 400
@@ -342,8 +344,9 @@ class _Flat:
     pattern as a wildcard too). Wildcard and `$` rules get the per-rule index in chunks of
     `SPECIAL_CHUNK`, one chunk per check from the INDEX_AFTER-th on, so no check pays for all of
     them; the rules no chunk holds yet are scanned, trying only the patterns whose every literal
-    character occurs in the path (found with one `str.translate` over their text: a pattern can
-    only match a path that holds all its characters). Deep wildcard rules (at least TRIE_DEPTH
+    character occurs in the path (found with one `bytes.translate` over their text: a pattern can
+    only match a path that holds all its characters; when many are left, then only those whose
+    every literal occurs in it). Deep wildcard rules (at least TRIE_DEPTH
     `*`) go to one `WildcardTrie` instead, which grows by itself, a budget per check.
 
     A wildcard or `$` rule whose head (what comes before its first `*`, or an exact pattern
@@ -428,10 +431,13 @@ class _Flat:
         self._lengths = tuple(sorted(set(map(len, first)) - {0}, reverse=True))
         self._special = special
         self._calls = 0
-        # (indexed chunks, where the rest of `special` starts, the rest's patterns "\n"-joined):
-        # one tuple, replaced whole, so a racing thread reads a consistent state
-        self._special_text = "\n".join(map(patterns.__getitem__, special))
-        self._left: tuple[tuple[RuleSet, ...], int, str] = ((), 0, self._special_text)
+        # `_left` is one tuple, replaced whole, so a racing thread reads a consistent state.
+        # (bytes: `bytes.translate` deletes the path's characters in a table pass, where
+        # `str.translate` looks each one up in a dict; the filter took 0.6-1.0 against 2.5-3.5 ms
+        # a check over the 320 KB of patterns of the 500 KiB benchmark file of wildcards)
+        self._special_text = "\n".join(map(patterns.__getitem__, special)).encode("utf-8", "surrogatepass")
+        # (chunks, where the rest of `special` starts, and where its patterns start in the text)
+        self._left: tuple[tuple[RuleSet, ...], int, int] = ((), 0, 0)
 
     def best(self, path: str, tested: tuple[Tails, LastAt, list[int]] | None = None) -> Rule | None:
         """`tested`: the tail test given to `__init__`, this check's memo and the rules that passed
@@ -464,19 +470,19 @@ class _Flat:
             memo = LastAt()
             best = self._long_path_best(path, best, memo)
             return best if trie is None else trie.best(path, best, memo)
-        chunks, start, text = self._left
+        chunks, start, offset = self._left
         if start < len(self._special):
             self._calls += 1
             if self._calls >= INDEX_AFTER:  # index one more chunk: this check pays for one only
-                chunks, start, text = self._left = self._next_chunk(chunks, start)
+                chunks, start, offset = self._left = self._next_chunk(chunks, start, offset)
         chars = frozenset(path) if chunks and len(path) >= LONG_PATH else None  # once for all chunks
         memo = LastAt()  # one for the check: chunks that end on the same literal search it once
         for chunk in chunks:
             other = chunk._indexed_best(path, chars, memo)
             if other is not None and _outranks(other, best):
                 best = other
-        if text:
-            other = self._filtered_scan(path, start, text, memo)
+        if start < len(self._special):
+            other = self._filtered_scan(path, start, offset, memo)
             if other is not None and _outranks(other, best):
                 best = other
         return best if trie is None else trie.best(path, best, memo)
@@ -528,20 +534,37 @@ class _Flat:
                 best = self._best_among(positions, path, best, memo)
         return best
 
-    def _next_chunk(self, chunks: tuple[RuleSet, ...], start: int) -> tuple[tuple[RuleSet, ...], int, str]:
-        patterns, special = self._patterns, self._special
-        end = start + SPECIAL_CHUNK
+    def _next_chunk(
+        self, chunks: tuple[RuleSet, ...], start: int, offset: int
+    ) -> tuple[tuple[RuleSet, ...], int, int]:
+        patterns, special, text = self._patterns, self._special, self._special_text
+        end = min(start + SPECIAL_CHUNK, len(special))
         chunk = RuleSet([self._rule_at(position, patterns[position]) for position in special[start:end]])
         chunk._build_index()
-        return (*chunks, chunk), end, "\n".join(map(patterns.__getitem__, special[end:]))
+        # The rest's patterns start after the chunk's line breaks (a chunk's worth of C-level
+        # searches; joining the rest anew cost 1 ms a check on 19,000 rules).
+        for _ in range(end - start):
+            offset = text.find(b"\n", offset) + 1
+        return (*chunks, chunk), end, offset if offset > 0 else len(text)
 
-    def _filtered_scan(self, path: str, start: int, text: str, memo: LastAt) -> Rule | None:
-        """The best wildcard or `$` rule from `special[start:]` (their patterns are `text`)."""
-        return self._best_at(_holding_every_character(path, start, text), path, None, memo)
+    def _filtered_scan(self, path: str, start: int, offset: int, memo: LastAt) -> Rule | None:
+        """The best wildcard or `$` rule from `special[start:]` (their patterns start at `offset`
+        of the special text)."""
+        return self._best_at(
+            _holding_every_character(path, start, self._special_text, offset), path, None, memo
+        )
 
-    def _best_at(self, indexes: Iterable[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
-        """`best` against the rules at `special[i]` for i in `indexes`, each tried on its own."""
-        return self._best_among(map(self._special.__getitem__, indexes), path, best, memo)
+    def _best_at(self, indexes: list[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
+        """`best` against the rules at `special[i]` for i in `indexes`, each tried on its own (when
+        they are many, only those whose every literal occurs in the path: a containment test per
+        literal costs a fraction of the greedy walk, and a path holding a near miss's characters
+        seldom holds its literals; 500 KiB of `/*<n>a*b<i>*.php` rules, 668 left by the
+        characters, none by the literals)."""
+        positions = list(map(self._special.__getitem__, indexes))
+        if len(positions) > FEW_CANDIDATES:
+            held = map(_literals_in, map(self._patterns.__getitem__, positions), repeat(path))
+            positions = list(compress(positions, held))
+        return self._best_among(positions, path, best, memo)
 
     def _best_among(
         self, positions: Iterable[int], path: str, best: Rule | None, memo: LastAt
@@ -557,15 +580,33 @@ class _Flat:
         return best
 
 
-def _holding_every_character(path: str, start: int, text: str) -> list[int]:
-    """The indexes (from `start`) of the "\n"-joined patterns of `text` whose every literal
-    character the path holds: one `str.translate` deletes the path's characters (and `*`, `$`,
-    which are no literal a path must hold: a safe superset), and the patterns left empty are these."""
-    deleted: dict[int, None] = dict.fromkeys(map(ord, path))
-    deleted.pop(10, None)  # keep "\n": it separates the patterns
-    deleted[42] = deleted[36] = None
-    left = text.translate(deleted).split("\n")
-    return list(compress(range(start, start + len(left)), map(not_, left)))
+def _literals_in(pattern: str, path: str) -> bool:
+    """Does `path` hold every literal of `pattern` (a necessary condition for a match)?"""
+    contains = path.__contains__
+    return all(map(contains, (pattern[:-1] if pattern[-1:] == "$" else pattern).split("*")))
+
+
+def _holding_every_character(path: str, start: int, text: bytes, offset: int = 0) -> list[int]:
+    """The indexes (from `start`) of the "\n"-joined patterns of `text[offset:]` (UTF-8) whose
+    every literal character the path holds: one `bytes.translate` deletes the path's bytes (and
+    `*`, `$`, which are no literal a path must hold), and the patterns left empty are these. A
+    safe superset: a character whose bytes all occur in the path's, itself absent, is deleted too."""
+    deleted = path.encode("utf-8", "surrogatepass").replace(b"\n", b"") + b"*$"  # keep the separators
+    return list(emptied_lines(b"\n" + text[offset:].translate(None, deleted) + b"\n", start))
+
+
+def emptied_lines(left: bytes, first: int = 0) -> Iterator[int]:
+    """The indexes (the first line's is `first`) of the empty lines of `left`, which starts and
+    ends with "\n" (and has a line between each two): C-level searches, a Python step per empty
+    line only."""
+    index = first  # line `index` (less `first`) follows that many line breaks, counted up to `counted`
+    counted = 0
+    at = left.find(b"\n\n")
+    while at >= 0:
+        index += left.count(b"\n", counted, at)
+        counted = at
+        yield index
+        at = left.find(b"\n\n", at + 1)
 
 
 def _best_of(
