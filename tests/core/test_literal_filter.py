@@ -89,15 +89,20 @@ _PATH = st.lists(st.sampled_from(["a", "b", "1", "2", "é", "字", "/", "ab12", 
     st.sampled_from([0.25, 1.0]),
     st.sampled_from([0.5, 0.9, 1.0]),
     st.sampled_from([1, 3, 256]),
+    st.sampled_from([1, 16]),
 )
 def test_survivors_hold_every_rule_that_matches(
-    patterns: list[str], path: str, limit: int, share: float, keep: float, rows: int
+    patterns: list[str], path: str, limit: int, share: float, keep: float, rows: int, short: int
 ) -> None:
     """Property: the filter's survivors (when it gives any) are ascending, within the limits it was
     given, and hold every rule whose pattern matches the path; so do they on a second path, whose
     survivors need the rows of keys the first one made and more, whatever the budget of rows a
-    check makes (`rows`)."""
-    with mock.patch.object(_literal_filter, "ROWS", rows):
+    check makes (`rows`), with the last literals one byte short of a gram keyed by themselves
+    (`short`: from how many such rules) or not."""
+    with (
+        mock.patch.object(_literal_filter, "ROWS", rows),
+        mock.patch.object(_literal_filter, "SHORT_RULES", short),
+    ):
         _survivors_hold_every_rule_that_matches(patterns, path, limit, share, keep)
 
 
@@ -107,18 +112,35 @@ def _survivors_hold_every_rule_that_matches(
     literal_filter = LiteralFilter(patterns)
     literal_filter.worth_trying(path)  # (whatever it says: it chooses the gram size)
     assert literal_filter.size in (3, 4)
-    survivors = literal_filter.survivors(path_grams(path, literal_filter.size), limit, share, keep)
+    size = literal_filter.size
+    survivors = literal_filter.survivors(path_grams(path, size), limit, share, keep, _utf8(path))
     matching = [i for i, pattern in enumerate(patterns) if regex_matches(pattern, path)]
     if survivors is not None:
         assert survivors == sorted(set(survivors))
         assert len(survivors) <= min(limit, int(len(patterns) * share))
         assert set(matching) <= set(survivors)
-    everything = literal_filter.survivors(path_grams(path, literal_filter.size), len(patterns), 1.0, 1.0)
+    everything = literal_filter.survivors(path_grams(path, size), len(patterns), 1.0, 1.0)
     assert everything is not None and set(matching) <= set(everything)
+    with_bytes = literal_filter.survivors(path_grams(path, size), len(patterns), 1.0, 1.0, _utf8(path))
+    assert with_bytes is not None and set(matching) <= set(with_bytes)
     other = "/" + path[:0:-1] + patterns[-1].replace("*", "").rstrip("$")  # (another rule's literals)
     matching = [i for i, pattern in enumerate(patterns) if regex_matches(pattern, other)]
-    survivors = literal_filter.survivors(path_grams(other, literal_filter.size), len(patterns), 1.0, 1.0)
+    survivors = literal_filter.survivors(path_grams(other, size), len(patterns), 1.0, 1.0, _utf8(other))
     assert survivors is not None and set(matching) <= set(survivors)
+
+
+def test_last_literals_one_byte_short_of_a_gram_are_tested_on_the_path() -> None:
+    """With 4-byte grams, rules whose last literal is 3 bytes are kept only when the path holds
+    that literal (not all kept, as a literal shorter than the gram is), found by the path's 3-byte
+    grams, the path's last three bytes included."""
+    patterns = [f"/*c*ab*{i}x" for i in range(300)]  # 10 of 2 bytes, 90 of 3, 200 of 4
+    literal_filter = LiteralFilter(patterns)
+    path = "/cab" + "q" * 300 + "12x" + "q" * 300 + "45x"
+    assert literal_filter.worth_trying(path) and literal_filter.size == 4
+    survivors = literal_filter.survivors(path_grams(path, 4), 300, 1.0, 1.0, _utf8(path))
+    assert survivors is not None
+    assert {12, 45} <= set(survivors) and set(survivors) <= {*range(10), 12, 45}
+    assert set(range(10, 100)) <= set(literal_filter.survivors(path_grams(path, 4), 300, 1.0, 1.0) or ())
 
 
 def test_a_sample_of_last_literals_tells_whether_the_filter_may_pay() -> None:

@@ -26,9 +26,9 @@ caller then falls back to its other tests (`wildcards.WildcardTrie` backs off).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, compress, filterfalse, repeat, zip_longest
-from operator import getitem, itemgetter, lt
+from operator import eq, getitem, itemgetter, lt
 from typing import cast
 
 # The literals read per rule, from its end: the columns of the filter, a pass per column over the
@@ -47,6 +47,12 @@ ROWS = 1024
 # The key of a literal shorter than the gram, or of a column a rule has no literal for: it tests
 # nothing, and every path holds it.
 ALWAYS = b""
+# With 4-byte grams, rules whose last literal is one byte short are keyed by that literal instead
+# of ALWAYS when at least this many are: the path's 3-byte grams are then cut too and intersected
+# with those literals, where ALWAYS kept every such rule (3,000 groups of `/*c*ab*<i>x`: 90 of
+# `<i>x` three bytes long, walked on every check). (Searching the path for each literal instead
+# cost 5 µs a literal on a 5,000-character path.)
+SHORT_RULES = 16
 # Ends each window of the path: a byte no UTF-8 (surrogatepass included) holds.
 _SEPARATOR = b"\xff"
 _HEAD = (slice(0, 3), slice(0, 4))  # a literal's gram, by size
@@ -55,7 +61,11 @@ _NO_ROW = (ALWAYS,) * (COLUMNS - 1)  # the row of a rule whose row is not made y
 
 def path_grams(path: str, size: int) -> list[bytes]:
     """The `size`-byte (3 or 4) substrings of `path`'s UTF-8 bytes, by position."""
-    data = path.encode("utf-8", "surrogatepass")
+    return _grams(path.encode("utf-8", "surrogatepass"), size)
+
+
+def _grams(data: bytes, size: int) -> list[bytes]:
+    """The `size`-byte substrings of `data`, by position (see `path_grams`)."""
     windows = len(data) - size + 1
     if windows <= 0:
         return []
@@ -95,7 +105,7 @@ class LiteralFilter:
     threads compute equal ones); nothing stored is changed after.
     """
 
-    __slots__ = ("_first", "_first_keys", "_patterns", "_rows", "count", "size")
+    __slots__ = ("_first", "_first_keys", "_patterns", "_rows", "_short", "_short_keys", "count", "size")
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self._patterns = patterns
@@ -107,6 +117,9 @@ class LiteralFilter:
         self._first_keys: frozenset[bytes] = frozenset()
         # By rule index, the keys of its literals before the last (COLUMNS - 1, ALWAYS-padded).
         self._rows: dict[int, tuple[bytes, ...]] = {}
+        # The rules whose last literal is one byte short of the gram, by that literal (SHORT_RULES).
+        self._short: dict[bytes, list[int]] = {}
+        self._short_keys: frozenset[bytes] = frozenset()
 
     def worth_trying(self, path: str) -> bool:
         """Whether `path` lacks the grams of more than `1 - SAMPLE_KEEP` of a sample of the rules'
@@ -129,16 +142,38 @@ class LiteralFilter:
         """The rules by the key of their last literal (ascending lists)."""
         index = self._first
         if index is None:
+            lasts = list(
+                map(str.encode, _last_literals(self._patterns), repeat("utf-8"), repeat("surrogatepass"))
+            )
             index = {}
-            for position, key in enumerate(literal_keys(_last_literals(self._patterns), self.size)):
+            for position, key in enumerate(_heads(lasts, self.size)):
                 found = index.get(key)
                 if found is None:
                     index[key] = [position]
                 else:
                     found.append(position)
+            always = index.get(ALWAYS)
+            if always is not None and self.size == 4 and len(always) >= SHORT_RULES:
+                self._index_short(index, always, lasts)
             self._first_keys = frozenset(index)
             self._first = index
         return index
+
+    def _index_short(self, index: dict[bytes, list[int]], always: list[int], lasts: list[bytes]) -> None:
+        """Take the rules of `always` whose last literal (of `lasts`) is 3 bytes out of it, into
+        `_short` by that literal (see SHORT_RULES)."""
+        short: dict[bytes, list[int]] = {}
+        for position in compress(always, map(eq, map(len, map(lasts.__getitem__, always)), repeat(3))):
+            short.setdefault(lasts[position], []).append(position)
+        if sum(map(len, short.values())) < SHORT_RULES:
+            return
+        kept = list(filterfalse(set(chain.from_iterable(short.values())).__contains__, always))
+        if kept:
+            index[ALWAYS] = kept
+        else:
+            del index[ALWAYS]
+        self._short = short
+        self._short_keys = frozenset(short)
 
     def _rows_of(self, indexes: list[int]) -> dict[int, tuple[bytes, ...]]:
         """The rows of keys (see `_rows`), made for those of `indexes` that have none yet, ROWS
@@ -164,11 +199,15 @@ class LiteralFilter:
             rows.update(zip(missing, zip(*keys, strict=True), strict=True))
         return rows
 
-    def survivors(self, grams: list[bytes], limit: int, share: float, keep: float) -> list[int] | None:
+    def survivors(
+        self, grams: list[bytes], limit: int, share: float, keep: float, data: bytes | None = None
+    ) -> list[int] | None:
         """The indexes (ascending) of the rules whose every tested gram is among `grams` (the
         path's, `path_grams(path, self.size)`, after `worth_trying`), when at most `limit` and at
         most `share` of the rules are left; else None. None too when the last literals keep more
         than `keep` (a share) of the rules: the path holds them, and the filter does not pay.
+        `data`: the path's UTF-8, in which the last literals one byte short of a gram are looked
+        for (without it, those rules are all kept).
 
         The literals before the last are tested for the rules left only, one column at a time,
         until FEW are left, the columns run out, or a column keeps more than `keep` of them."""
@@ -176,7 +215,13 @@ class LiteralFilter:
             return []
         index = self._first_index()
         found = self._first_keys.intersection(grams)
-        alive = sorted(chain(index.get(ALWAYS, ()), chain.from_iterable(map(index.__getitem__, found))))
+        alive = sorted(
+            chain(
+                index.get(ALWAYS, ()),
+                chain.from_iterable(map(index.__getitem__, found)),
+                self._short_in(data),
+            )
+        )
         if len(alive) > self.count * keep:
             return None
         present: set[bytes] | None = None
@@ -195,6 +240,15 @@ class LiteralFilter:
             if len(alive) > left * keep:
                 break  # (the rules left share this column's literals with the path)
         return alive if len(alive) <= min(limit, self.count * share) else None
+
+    def _short_in(self, data: bytes | None) -> Iterable[int]:
+        """The rules of `_short` whose last literal occurs in `data` (all of them without it)."""
+        short = self._short
+        if not short:
+            return ()
+        if data is None:
+            return chain.from_iterable(short.values())
+        return chain.from_iterable(map(short.__getitem__, self._short_keys.intersection(_grams(data, 3))))
 
 
 def _last_literals(patterns: Sequence[str]) -> list[str]:

@@ -843,7 +843,9 @@ class WildcardTrie:
             grams = memo.grams_of_path
             if grams is None or grams[0] != size:  # (another trie of the check may have read them)
                 grams = memo.grams_of_path = (size, path_grams(path, size))
-            survivors = literal_filter.survivors(grams[1], FILTER_WALKS, FILTER_SHARE, FILTER_KEEP)
+            survivors = literal_filter.survivors(
+                grams[1], FILTER_WALKS, FILTER_SHARE, FILTER_KEEP, path.encode("utf-8", "surrogatepass")
+            )
         if survivors is None:
             waited = self._filter_waited = min(max(self._filter_waited * 2, FILTER_WAIT), FILTER_WAIT_MAX)
             self._filter_wait = waited
