@@ -101,8 +101,10 @@ class LiteralFilter:
     - and the keys of a rule's other literals the first time a check's survivors include it (a
       few C-level passes over those rules only), kept for the next checks.
 
-    Safe with threads: the index and each row of keys are computed whole and stored once (racing
-    threads compute equal ones); nothing stored is changed after.
+    Safe with threads: the index (with its keys of short last literals, stored before it) and each
+    row of keys are computed whole and stored once (racing threads compute equal ones); nothing
+    stored is changed after, but the hint of whether the last check needed the columns, which
+    changes how a check computes its survivors, not which.
     """
 
     __slots__ = (
