@@ -165,7 +165,7 @@ def test_characters_filter_keeps_every_match(
     path holds; the literal test keeps every pattern that matches."""
     text = "\n".join([*before, *patterns]).encode("utf-8")
     offset = len("".join(f"{p}\n" for p in before).encode("utf-8"))
-    held = _pattern._holding_every_character(path, start, text, offset)
+    held = _pattern.holding_every_character(path, start, text, offset)
     assert held == sorted(set(held)) and all(start <= i < start + len(patterns) for i in held)
     for i, pattern in enumerate(patterns):
         matches = pattern_matches(pattern, path)

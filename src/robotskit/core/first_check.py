@@ -35,7 +35,7 @@ from robotskit.core.agents import Agent, product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
 from robotskit.core.model import LineKind
 from robotskit.core.parser import GroupLike
-from robotskit.core.pattern import emptied_lines, pattern_matches
+from robotskit.core.pattern import holding_every_character, pattern_matches
 from robotskit.core.profiles import Profile, cached_group_token, group_token_cache
 from robotskit.core.skeleton import directive, has_long_line, region_rules, rule_between
 from robotskit.core.url import (
@@ -271,7 +271,7 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         # A pattern can only match a path holding each of its literal characters (a prefix too):
         # deleting the path's characters from the patterns (in C) leaves the others non-empty,
         # so only the few left empty are tried one by one.
-        tried = emptied_lines(b"\n" + joined.encode("latin-1").translate(None, _literals(path)) + b"\n")
+        tried = holding_every_character(path, 0, joined.encode("latin-1"))
     length = 0
     allow = True
     wildcards = 0
@@ -293,12 +293,6 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         elif len(pattern) == length and allows[index]:
             allow = True
     return length == 0 or allow
-
-
-def _literals(path: str) -> bytes:
-    """The bytes to delete from wildcard patterns: the path's ASCII characters but the line
-    break that separates the patterns (a google-profile path is the URL as given), `*`, `$`."""
-    return path.encode("ascii", "ignore").replace(b"\n", b"") + b"*$"
 
 
 def _add_index_html_rules(allows: list[bool], values: list[str]) -> bool:

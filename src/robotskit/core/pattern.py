@@ -506,7 +506,7 @@ class _Flat:
             # this) the trie is built anyway: its bulk test costs a fraction of the filter's pass
             # over every pattern (50 against 200 µs a check).
             self._calls += 1
-            holding = _holding_every_character(path, 0, self._special_text)
+            holding = holding_every_character(path, 0, self._special_text)
             if len(holding) <= LONG_PATH_WALKS and self._calls < INDEX_AFTER:
                 return self._best_at(holding, path, best, memo)
             patterns, rule_at, special = self._patterns, self._rule_at, self._special
@@ -551,7 +551,7 @@ class _Flat:
         """The best wildcard or `$` rule from `special[start:]` (their patterns start at `offset`
         of the special text)."""
         return self._best_at(
-            _holding_every_character(path, start, self._special_text, offset), path, None, memo
+            holding_every_character(path, start, self._special_text, offset), path, None, memo
         )
 
     def _best_at(self, indexes: list[int], path: str, best: Rule | None, memo: LastAt) -> Rule | None:
@@ -586,8 +586,8 @@ def _literals_in(pattern: str, path: str) -> bool:
     return all(map(contains, (pattern[:-1] if pattern[-1:] == "$" else pattern).split("*")))
 
 
-def _holding_every_character(path: str, start: int, text: bytes, offset: int = 0) -> list[int]:
-    """The indexes (from `start`) of the "\n"-joined patterns of `text[offset:]` (UTF-8) whose
+def holding_every_character(path: str, start: int, text: bytes, offset: int = 0) -> list[int]:
+    """The indexes (from `start`) of the "\n"-joined patterns of `text[offset:]` (their UTF-8) whose
     every literal character the path holds: one `bytes.translate` deletes the path's bytes (and
     `*`, `$`, which are no literal a path must hold), and the patterns left empty are these. A
     safe superset: a character whose bytes all occur in the path's, itself absent, is deleted too."""
