@@ -103,6 +103,7 @@ _RULE_VALUES = st.sampled_from(
         *("", "/", "/x", "/x/", "/x*", "*x", "/*x", "/x$", "/$", "/*", "*", "/%78", "/%2A", "/%7ea", "/~a"),
         *("/private", "/private/", "/pri*e", "/p?q=1", "/p?q=1&r=*$", "/a b", "/a%20b", "/index.html"),
         *("/dir/index.html", "/dir/index.htm", "/é", "/%C3%A9", "/\xe9", "x", "/agent", "/gallery*"),
+        *("/x#x", "/#", "*#x"),  # a comment with no space before it
     ]
 )
 _OTHER_LINES = st.sampled_from(
