@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from unittest import mock
 
 import pytest
 from hypothesis import example, given, settings
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 import robotskit
 from robotskit.core import first_check
+from robotskit.core import robots as _robots
 from robotskit.core.lexer import DEFAULT_MAX_BYTES
 from robotskit.core.matcher import View
 from robotskit.core.parser import MAX_FIRST_CHECK_STARS, parse_file
@@ -144,7 +146,7 @@ def _reference(data: bytes, profile: str, agent: str | None, url: str) -> bool:
 def _assert_first_checks(data: bytes, profile: str, agent: str | None, url: str) -> None:
     expected = _reference(data, profile, agent, url)
     quick = first_check.quick_verdict(data, DEFAULT_MAX_BYTES, PROFILES[profile], agent, url)
-    assert quick is None or quick is expected, "quick_verdict"
+    assert not isinstance(quick, bool) or quick is expected, "quick_verdict"
     for source in (read_skeleton(data), parse_file(data)):
         view = View(source, PROFILES[profile])
         positions = view.group_set(PROFILES[profile], agent)
@@ -278,9 +280,13 @@ def test_quick_verdict_declines_what_it_does_not_read() -> None:
     # a plain Agent is read as its token is
     assert first_check.quick_verdict(body, DEFAULT_MAX_BYTES, rfc, robotskit.Agent("a"), url) is False
     many = b"User-agent: *\n" + b"".join(b"Disallow: /*x%d\n" % i for i in range(100))
-    assert first_check.quick_verdict(many, DEFAULT_MAX_BYTES, rfc, "a", "/x1x2x3x4x5x6x7x8x9x0") is None
+    # (left to the rule set: reading the groups again for `first_verdict` would decline too)
+    to_rule_set = first_check.Left.TO_RULE_SET
+    assert (
+        first_check.quick_verdict(many, DEFAULT_MAX_BYTES, rfc, "a", "/x1x2x3x4x5x6x7x8x9x0") is to_rule_set
+    )
     stars = b"User-agent: *\n" + b"Disallow: /*a*b*c*d*e*f*g*h*i*j*k\n" * 500  # 5,000 '*': hostile
-    assert first_check.quick_verdict(stars, DEFAULT_MAX_BYTES, rfc, "a", "/x") is None
+    assert first_check.quick_verdict(stars, DEFAULT_MAX_BYTES, rfc, "a", "/x") is to_rule_set
     assert robotskit.parse(stars).allowed("/a-b-c-d-e-f-g-h-i-j-k", "a") is False
     # ... and what it reads, it answers
     assert (
@@ -292,6 +298,18 @@ def test_quick_verdict_declines_what_it_does_not_read() -> None:
         )
         is False
     )
+
+
+def test_a_first_check_left_to_the_rule_set_reads_the_groups_once() -> None:
+    """Past the wildcards a first check tries, the check is built at once: `first_verdict` is
+    not asked to read the same groups again (it would decline too)."""
+    many = b"User-agent: *\n" + b"".join(b"Disallow: /*x%d\n" % i for i in range(100))
+    with mock.patch.object(_robots, "first_verdict", side_effect=AssertionError("groups read again")):
+        assert robotskit.parse(many).allowed("/x1x2x3x4x5x6x7x8x9x0", "a") is False
+    plain = b"  User-agent: *\nDisallow: /x\n"  # (left to the general path: read by the skeleton)
+    with mock.patch.object(_robots, "first_verdict", wraps=first_check.first_verdict) as spied:
+        assert robotskit.parse(plain).allowed("/x", "a") is False
+    assert spied.called
 
 
 def test_only_the_first_check_skips_building_a_check() -> None:
@@ -363,10 +381,10 @@ def test_first_check_equals_decide_on_the_corpus(profile: str) -> None:
             for url in urls:
                 expected = _reference(data, profile, agent, url)
                 quick = first_check.quick_verdict(data, DEFAULT_MAX_BYTES, PROFILES[profile], agent, url)
-                assert quick is None or quick is expected, (url, agent)
+                assert not isinstance(quick, bool) or quick is expected, (url, agent)
                 assert robotskit.parse(data, profile).allowed(url, agent) is expected, (url, agent)
                 total += 1
-                answered += quick is not None
+                answered += isinstance(quick, bool)
     assert answered > 0.9 * total
 
 

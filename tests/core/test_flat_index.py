@@ -175,9 +175,15 @@ def test_characters_filter_keeps_every_match(
             assert _pattern._literals_in(pattern, path), (pattern, path)
 
 
-@given(st.lists(st.sampled_from(["", "", "a", "bc", "é"]), min_size=1, max_size=20), st.integers(0, 9))
-def test_emptied_lines(lines: list[str], first: int) -> None:
-    """The empty lines' indexes, counted from `first`, as a split would tell them."""
+@given(
+    st.lists(st.sampled_from(["", "", "a", "bc", "é"]), min_size=1, max_size=20),
+    st.integers(0, 9),
+    st.sampled_from([1, 2, 3, _pattern.MANY_EMPTIED]),
+)
+def test_emptied_lines(lines: list[str], first: int, many: int) -> None:
+    """The empty lines' indexes, counted from `first`, as a split would tell them, whether the
+    searches find them all or hand over to the split after `many`."""
     left = ("\n" + "\n".join(lines) + "\n").encode("utf-8")
     expected = [first + i for i, line in enumerate(lines) if not line]
-    assert list(_pattern.emptied_lines(left, first)) == expected
+    with mock.patch.object(_pattern, "MANY_EMPTIED", many):
+        assert list(_pattern.emptied_lines(left, first)) == expected

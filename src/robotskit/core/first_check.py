@@ -15,7 +15,9 @@ Either way the candidates' patterns are normalised as one joined string, and onl
 every character occurs in the path (one `bytes.translate` tells) are tried, one by one: Python
 steps are spent per group and per pattern that may match, never per line. The verdict is the
 plan's (`checker.make_checker` over `View.plan`), which the property tests hold it to. None
-means "left to the general path", for what these readings do not cover:
+means "left to the general path", for what these readings do not cover; `quick_verdict`'s
+`Left.TO_RULE_SET` means the same where `first_verdict` would decline too (too many wildcards
+or asterisks: the check is then built at once, the groups not read again first):
 
 - `quick_verdict`: a line holding "agent" that is not written `User-agent:` at its start but may
   be a user-agent line (indented, misspelt: the skeleton reads those exactly), a file whose
@@ -28,8 +30,10 @@ means "left to the general path", for what these readings do not cover:
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 
 from robotskit.core.agents import Agent, product_token
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, MAX_LINE_BYTES, WHITESPACE, prepare
@@ -46,7 +50,20 @@ from robotskit.core.url import (
     rfc_normalise_patterns,
 )
 
-__all__ = ["first_verdict", "quick_verdict"]
+__all__ = ["Left", "first_verdict", "quick_verdict"]
+
+
+class Left(enum.Enum):
+    """Why `quick_verdict` left a first check to the rule set, when `first_verdict` would too."""
+
+    # More wildcard patterns to try than `_MAX_WILDCARDS`, or more asterisks in a group's lines
+    # than a first check reads (`region_rules`; `first_verdict` counts its values' only, so a
+    # group whose comments hold thousands may lose a first verdict it could have had: its check
+    # is built, as any check after the first). Reading the groups again for `first_verdict`
+    # would only repeat the work (1,000 shallow wildcard rules against a long path: the
+    # candidate scan and the filter twice, about a third of the first check).
+    TO_RULE_SET = "rule set"
+
 
 # More wildcard or `$` patterns than this to try (see `_verdict`), or more `*` in a group's
 # rules than `parser.MAX_FIRST_CHECK_STARS`: left to the rule set (whose filters and index bound
@@ -73,10 +90,10 @@ _LOWERS_TO_ASCII = (b"\xc4\xb0", b"\xe2\x84\xaa")
 
 def quick_verdict(
     data: bytes | str, max_bytes: int, profile: Profile, agent: object, url: str
-) -> bool | None:
+) -> bool | Left | None:
     """May `agent` (a string, an `Agent` with a token and no aliases or fallbacks, or None)
     fetch `url` under `profile`, `data` read as `parse_file` reads it? None when left to the
-    general path (see the module docstring)."""
+    general path, `Left.TO_RULE_SET` when left to the rule set (see the module docstring)."""
     if profile.judge_every_token or type(url) is not str:
         return None
     if agent is None:
@@ -122,10 +139,11 @@ def quick_verdict(
     for start, end in regions:
         candidates = region_rules(text, low, start, end, second)
         if candidates is None:
-            return None
+            return Left.TO_RULE_SET  # too many asterisks
         allows += candidates[0]
         values += candidates[1]
-    return _verdict(profile, path, allows, values)
+    verdict = _verdict(profile, path, allows, values)
+    return Left.TO_RULE_SET if verdict is None else verdict
 
 
 def first_verdict(groups: Sequence[GroupLike], profile: Profile, url: str) -> bool | None:
@@ -272,6 +290,10 @@ def _verdict(profile: Profile, path: str, allows: list[bool], values: list[str])
         # deleting the path's characters from the patterns (in C) leaves the others non-empty,
         # so only the few left empty are tried one by one.
         tried = holding_every_character(path, 0, joined.encode("latin-1"))
+        if len(tried) > _MAX_WILDCARDS and (
+            sum(map(str.__contains__, map(values.__getitem__, tried), repeat("*"))) > _MAX_WILDCARDS
+        ):
+            return None  # (the loop below would give up too, after trying as many on the path)
     length = 0
     allow = True
     wildcards = 0

@@ -23,7 +23,7 @@ from robotskit.core.extensions import (
     parse_request_rate,
     parse_visit_time,
 )
-from robotskit.core.first_check import first_verdict, quick_verdict
+from robotskit.core.first_check import Left, first_verdict, quick_verdict
 from robotskit.core.lexer import DEFAULT_MAX_BYTES, lex
 from robotskit.core.matcher import View, decide
 from robotskit.core.model import Decision, Diagnostic, Group, Line, Record
@@ -252,7 +252,7 @@ class ParsedRobots:
         if self._parsed is None and self._skeleton is None:  # nothing read yet
             answer = quick_verdict(self._body, self._max_bytes, profile, agent, url)
             if answer is not None:
-                return answer
+                return None if answer is Left.TO_RULE_SET else answer
         positions = self._view(profile).group_set(profile, agent)
         if positions is None:
             return None
