@@ -615,8 +615,10 @@ def test_deeper_tail_test_taken_to_the_end_is_exact(
         memo = LastAt()
         passing = tails.passing(path, position, memo)
         deeper = tails.deeper(passing, path, position, memo, len(patterns))
-    if deeper is None:  # nothing to go deeper on: no rule that passed has a literal before its last
-        assert all(patterns[index].count("*") < 2 for index in passing)
+    if deeper is None:
+        # nothing to go deeper on: no rule that passed has two literals before its last (with
+        # one, the first pass would only repeat the tail test they passed)
+        assert all(patterns[index].count("*") < 3 for index in passing)
         return
     for index in passing:
         pattern = patterns[index]
@@ -729,3 +731,23 @@ def test_near_misses_from_threads_equal_the_greedyreference_best() -> None:
 
     _in_threads(run)
     assert wrong == []
+
+
+@_needs_spies
+def test_rules_as_long_as_a_matching_allow_rule_are_not_walked() -> None:
+    """Once an allow rule of the trie matches, its rules of the same length and later lines cannot
+    outrank it (RFC 9309 2.2.2): they are not walked. Before it, every rule is (a disallow rule as
+    long may still lose to an allow rule)."""
+    path = "/" + "abcdefgh" * 20
+    literals = ["ab", "cd", "ef", "gh", "bc", "de", "fg", "ha"]
+    patterns = [
+        (f"/*{first}*{second}", i % 3 == 1)
+        for i, (first, second) in enumerate((a, b) for a in literals for b in literals)
+    ]
+    rules = _rules(patterns)  # every one matches the path; rule 1 is the first allow rule
+    assert all(regex_matches(rule.pattern, path) for rule in rules)
+    trie = WildcardTrie.of_pairs([(rule.pattern, rule.line - 1) for rule in rules], rules.__getitem__)
+    with mock.patch.object(_wildcards, "pattern_matches", wraps=pattern_matches) as walked:
+        best, _ = trie._walk_raw(list(range(len(rules))), path, None, LastAt())
+    assert best == rules[1] == reference_best(rules, path)
+    assert walked.call_count == 2  # rule 0 (a disallow rule) and rule 1
