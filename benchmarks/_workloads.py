@@ -354,6 +354,29 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
         **near_miss_families(),
         "near miss: 500 KiB of distinct rules": near_miss_500k(),
         **shallow_families(),
+        **random_families(),
+    }
+
+
+def random_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
+    """Random wildcard rules in shapes the families above leave out (stop 37): rules of equal
+    length, half allow, nearly all matching (the order of precedence must end the search); rules
+    led by `*` alone; a last literal too short for a q-gram behind a longer one, escapes included.
+    Each against a random 5,000-character path over their characters."""
+    rng = random.Random(SEED + 4)
+    chars = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+    def word(size: int) -> str:
+        return "".join(rng.choice(chars) for _ in range(size))
+
+    url = (HOST + "/" + word(4999),)
+    mixed = "".join(f"Allow: /*{word(2)}*{word(2)}\nDisallow: /*{word(2)}*{word(2)}\n" for _ in range(1000))
+    led = "".join(f"Disallow: *{word(6)}\n" for _ in range(1000))
+    escaped = "".join(f"Disallow: /*%{rng.randrange(256):02X}*{word(3)}%2F*{word(2)}\n" for _ in range(1000))
+    return {
+        "equal lengths: 1,000 allow, 1,000 disallow /*ab*cd": (f"User-agent: *\n{mixed}".encode(), url),
+        "star-led: 1,000 rules *<six random characters>": (f"User-agent: *\n{led}".encode(), url),
+        "short last literal: 1,000 rules /*%XX*abc%2F*de": (f"User-agent: *\n{escaped}".encode(), url),
     }
 
 

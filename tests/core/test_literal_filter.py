@@ -143,6 +143,16 @@ def test_last_literals_one_byte_short_of_a_gram_are_tested_on_the_path() -> None
     assert set(range(10, 100)) <= set(literal_filter.survivors(path_grams(path, 4), 300, 1.0, 1.0) or ())
 
 
+def test_a_last_literal_shorter_than_a_gram_gives_way_to_the_literal_before_it() -> None:
+    """A rule whose last literal is shorter than a gram (it tests nothing) is keyed by the literal
+    before it when that is longer: such rules no longer make the filter look useless."""
+    patterns = [f"/*x*k{i:03d}z*ab" for i in range(200)]
+    literal_filter = LiteralFilter(patterns)
+    path = "/x" + "q" * 100 + "k042z" + "q" * 100 + "ab"
+    assert literal_filter.worth_trying(path) and literal_filter.size == 4
+    assert literal_filter.survivors(path_grams(path, 4), 200, 1.0, 0.5, _utf8(path)) == [42]
+
+
 def test_a_sample_of_last_literals_tells_whether_the_filter_may_pay() -> None:
     """Before any index is built, the filter tries a path against a sample of the rules' last
     literals: a path holding them (near misses built from it) is not worth filtering, one lacking

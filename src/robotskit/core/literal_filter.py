@@ -9,7 +9,8 @@ of regex engines (RE2's, Hyperscan's) done with what CPython does in C:
 - the path's q-grams are cut in one `bytes.split`: its bytes are laid out a window at a time, each
   followed by a byte UTF-8 never holds (strided copies), so no Python step per path position is
   made (a 5,000-character path: 5,000 four-byte `bytes`, hashed well, unlike small integers);
-- the rules' last literals' grams are indexed once per set (gram -> rules, a few `map`s over all
+- the rules' last literals' grams (a last literal shorter than a gram: the literal before it,
+  when longer, `_key_literals`) are indexed once per set (gram -> rules, a few `map`s over all
   the patterns): a check intersects the index's grams with the path's (C-level) and gathers the
   rules of the grams found, so a check costs the path's length and the rules left, not the set's
   size;
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain, compress, filterfalse, repeat, zip_longest
-from operator import eq, getitem, itemgetter, lt
+from operator import eq, getitem, gt, itemgetter, lt
 from typing import cast
 
 # The literals read per rule, from its end: the columns of the filter, a pass per column over the
@@ -56,6 +57,7 @@ SHORT_RULES = 16
 # Ends each window of the path: a byte no UTF-8 (surrogatepass included) holds.
 _SEPARATOR = b"\xff"
 _HEAD = (slice(0, 3), slice(0, 4))  # a literal's gram, by size
+_SHORTEST_GRAM = 3
 _NO_ROW = (ALWAYS,) * (COLUMNS - 1)  # the row of a rule whose row is not made yet
 
 
@@ -142,7 +144,7 @@ class LiteralFilter:
         if self._first is not None:
             return True
         step = max(1, self.count // SAMPLE)
-        sample = _last_literals(self._patterns[::step])
+        sample = _key_literals(self._patterns[::step])
         if not self.size:
             # Grams of four bytes when most last literals are that long (numbered or long
             # literals), else of three (short random literals): a shorter gram occurs in more paths.
@@ -153,11 +155,11 @@ class LiteralFilter:
         return held <= len(sample) * SAMPLE_KEEP
 
     def _first_index(self) -> dict[bytes, list[int]]:
-        """The rules by the key of their last literal (ascending lists)."""
+        """The rules by the key of their key literal (`_key_literals`; ascending lists)."""
         index = self._first
         if index is None:
             lasts = list(
-                map(str.encode, _last_literals(self._patterns), repeat("utf-8"), repeat("surrogatepass"))
+                map(str.encode, _key_literals(self._patterns), repeat("utf-8"), repeat("surrogatepass"))
             )
             index = {}
             for position, key in enumerate(_heads(lasts, self.size)):
@@ -274,9 +276,19 @@ class LiteralFilter:
         return chain.from_iterable(map(short.__getitem__, self._short_keys.intersection(_grams(data, 3))))
 
 
-def _last_literals(patterns: Sequence[str]) -> list[str]:
-    """Each pattern's last literal (after its last `*`, without a final `$`; the whole pattern
-    when it has no `*`). A `$` elsewhere is literal: only a final one anchors."""
-    return list(
-        map(str.removesuffix, map(itemgetter(2), map(str.rpartition, patterns, repeat("*"))), repeat("$"))
-    )
+def _key_literals(patterns: Sequence[str]) -> list[str]:
+    """Each pattern's literal the index keys it by: its last literal (after its last `*`, without
+    a final `$`; the whole pattern when it has no `*`), or, when that is shorter than a gram, the
+    literal before it if longer. A `$` elsewhere is literal: only a final one anchors.
+
+    Any literal of a pattern must occur in a path it matches, so any may key it; a last literal
+    shorter than a gram tests nothing (ALWAYS), and rules whose last literal is short but whose
+    literal before is not (`/*%41*abc%2F*de`) were all kept: 1,000 such rules against a random
+    5,000-character path, 1.8 ms a check through the bulk tail test."""
+    parts = list(map(str.rpartition, map(str.removesuffix, patterns, repeat("$")), repeat("*")))
+    literals = list(map(itemgetter(2), parts))
+    for at in compress(range(len(literals)), map(gt, repeat(_SHORTEST_GRAM), map(len, literals))):
+        before = parts[at][0].rpartition("*")[2]
+        if len(before) > len(literals[at]):
+            literals[at] = before
+    return literals
