@@ -359,7 +359,7 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
 
 
 def random_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
-    """Random wildcard rules in shapes the families above leave out (stop 37): rules of equal
+    """Random wildcard rules in shapes the families above leave out (stop 36): rules of equal
     length, half allow, nearly all matching (the order of precedence must end the search); rules
     led by `*` alone; a last literal too short for a q-gram behind a longer one, escapes included.
     Each against a random 5,000-character path over their characters."""

@@ -153,6 +153,17 @@ def test_a_last_literal_shorter_than_a_gram_gives_way_to_the_literal_before_it()
     assert literal_filter.survivors(path_grams(path, 4), 200, 1.0, 0.5, _utf8(path)) == [42]
 
 
+def test_short_last_literals_the_path_lacks_leave_the_rules_to_the_bulk_test() -> None:
+    """When most rules end on a literal too short for a gram that the path lacks, the bulk tail
+    test rejects them at once: the filter, which cannot test those literals, is not tried (even
+    with its index built), though it would be on a path that holds them."""
+    literal_filter = LiteralFilter([f"/*a*{i}*b" for i in range(1000)])
+    assert literal_filter.worth_trying("/" + "a" * 300 + "b")  # (builds nothing yet)
+    literal_filter.survivors(path_grams("/" + "a" * 300 + "b", literal_filter.size), 1000, 1.0, 1.0)
+    assert literal_filter._first is not None
+    assert not literal_filter.worth_trying("/" + "a" * 4999)
+
+
 def test_a_sample_of_last_literals_tells_whether_the_filter_may_pay() -> None:
     """Before any index is built, the filter tries a path against a sample of the rules' last
     literals: a path holding them (near misses built from it) is not worth filtering, one lacking
