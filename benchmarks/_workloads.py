@@ -361,8 +361,10 @@ def hostile_cases() -> dict[str, tuple[bytes, tuple[str, ...]]]:
 def random_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
     """Random wildcard rules in shapes the families above leave out (stop 36): rules of equal
     length, half allow, nearly all matching (the order of precedence must end the search); rules
-    led by `*` alone; a last literal too short for a q-gram behind a longer one, escapes included.
-    Each against a random 5,000-character path over their characters."""
+    led by `*` alone; a last literal too short for a q-gram behind a longer one, escapes included;
+    one rule repeated; many rules of one head that a long path starts with. Each against a random
+    5,000-character path over their characters, the last against 1,666 `€` (15,000 characters
+    once percent-encoded)."""
     rng = random.Random(SEED + 4)
     chars = "abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -373,10 +375,19 @@ def random_families() -> dict[str, tuple[bytes, tuple[str, ...]]]:
     mixed = "".join(f"Allow: /*{word(2)}*{word(2)}\nDisallow: /*{word(2)}*{word(2)}\n" for _ in range(1000))
     led = "".join(f"Disallow: *{word(6)}\n" for _ in range(1000))
     escaped = "".join(f"Disallow: /*%{rng.randrange(256):02X}*{word(3)}%2F*{word(2)}\n" for _ in range(1000))
+    euro = "".join(f"Disallow: /%E2%82%AC*{word(3)}\n" for _ in range(1000))
     return {
         "equal lengths: 1,000 allow, 1,000 disallow /*ab*cd": (f"User-agent: *\n{mixed}".encode(), url),
         "star-led: 1,000 rules *<six random characters>": (f"User-agent: *\n{led}".encode(), url),
         "short last literal: 1,000 rules /*%XX*abc%2F*de": (f"User-agent: *\n{escaped}".encode(), url),
+        "repeated: 10,000 copies of /*a*b": (
+            ("User-agent: *\n" + "Disallow: /*a*b\n" * 10_000).encode(),
+            url,
+        ),
+        "one head: 1,000 rules /%E2%82%AC*abc, a path of 1,666 €": (
+            f"User-agent: *\n{euro}".encode(),
+            (HOST + "/" + "€" * 1666,),
+        ),
     }
 
 

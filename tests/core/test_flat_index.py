@@ -187,3 +187,20 @@ def test_emptied_lines(lines: list[str], first: int, many: int) -> None:
     expected = [first + i for i, line in enumerate(lines) if not line]
     with mock.patch.object(_pattern, "MANY_EMPTIED", many):
         assert list(_pattern.emptied_lines(left, first)) == expected
+
+
+def test_equal_wildcard_patterns_leave_only_the_rule_that_decides() -> None:
+    """Of equal wildcard patterns (equally long), the first allow rule decides, else the first
+    rule: the flat index keeps that one only (10,000 copies were each walked on every check)."""
+    rules = [Rule(i + 1, RuleKind.DISALLOW, "/*a*b") for i in range(300)]
+    rules += [
+        Rule(301, RuleKind.ALLOW, "/*a*b"),
+        Rule(302, RuleKind.ALLOW, "/*a*b"),
+        Rule(303, RuleKind.DISALLOW, "/*c"),
+    ]
+    rule_set = RuleSet(rules)
+    assert rule_set.best("/xaxb") == rules[300] == _reference(rules, "/xaxb")
+    assert rule_set._flat is not None and rule_set._flat._special == [300, 302]
+    disallowed = RuleSet(rules[:300] + rules[302:])
+    assert disallowed.best("/xaxb") == rules[0]
+    assert disallowed._flat is not None and disallowed._flat._special == [0, 300]

@@ -102,6 +102,53 @@ def _by_head(patterns: list[str], positions: list[int]) -> tuple[dict[str, list[
     return groups, loose
 
 
+def _without_repeats(
+    patterns: list[str],
+    special: list[int],
+    starred: list[int],
+    stars: list[int],
+    rule_at: Callable[[int, str], Rule],
+) -> tuple[list[int], list[int], list[int]]:
+    """`special`, `starred` and `stars` (the wildcard and `$` rules' positions, ascending; those
+    holding a `*`, and how many each holds) without the rules that equal patterns make moot
+    (`_deciding`); as given when no two patterns are equal (one C-level pass tells)."""
+    specials = list(map(patterns.__getitem__, special))
+    if len(set(specials)) == len(specials):
+        return special, starred, stars
+    kept = _deciding(patterns, special, specials, rule_at)
+    held = list(map(set(kept).__contains__, starred))
+    return kept, list(compress(starred, held)), list(compress(stars, held))
+
+
+def _deciding(
+    patterns: list[str], positions: list[int], specials: list[str], rule_at: Callable[[int, str], Rule]
+) -> list[int]:
+    """Of the rules at `positions` (ascending; `specials` their patterns), the one that decides
+    among each set of equal patterns: the first allow rule, else the first rule (RFC 9309 2.2.2:
+    equal patterns are equally long; allow wins, then the earlier line); the others as they are.
+
+    A Python step per rule whose pattern repeats, once per set: 10,000 copies of `/*a*b` were each
+    walked on every check (9.7 ms a check on a 5,000-character path)."""
+    repeated = {pattern for pattern, seen in Counter(specials).items() if seen > 1}
+    deciding: dict[str, int] = {}
+    settled: set[str] = set()  # patterns whose first allow rule is found
+    for position in compress(positions, map(repeated.__contains__, specials)):
+        pattern = patterns[position]
+        if pattern in settled:
+            continue
+        if rule_at(position, pattern).allow:
+            deciding[pattern] = position
+            settled.add(pattern)
+        elif pattern not in deciding:
+            deciding[pattern] = position
+    return list(compress(positions, map(_is_kept, specials, positions, repeat(deciding))))
+
+
+def _is_kept(pattern: str, position: int, deciding: dict[str, int]) -> bool:
+    decider = deciding.get(pattern)
+    return decider is None or decider == position
+
+
 def _always(path: str, memo: LastAt) -> bool:
     return True
 
@@ -365,6 +412,7 @@ class _Flat:
         "_calls",
         "_first",
         "_head_lengths",
+        "_head_tries",
         "_heads",
         "_left",
         "_lengths",
@@ -376,6 +424,8 @@ class _Flat:
         "_special_text",
         "_trie",
     )
+
+    _head_tries: dict[str, tuple[WildcardTrie, list[int]]]
 
     def __init__(
         self, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str, tails: Tails | None = None
@@ -410,6 +460,8 @@ class _Flat:
                 if _outranks(rule, deciding.get(pattern)):
                     deciding[pattern] = rule
                     first[pattern] = position
+        # equal wildcard or `$` patterns: only the rule that decides among them is tried
+        special, starred, stars = _without_repeats(patterns, special, starred, stars, rule_at)
         deep = list(compress(starred, map(TRIE_DEPTH.__le__, stars)))
         self._trie: WildcardTrie | None = None
         if len(deep) > 1:
@@ -426,7 +478,7 @@ class _Flat:
                 tails if deep_patterns is patterns else None,  # (its indexes are those of `patterns`)
             )
         heads, special = _by_head(patterns, special)
-        self._heads = heads
+        self._heads, self._head_tries = heads, {}  # (the tries: see `_head_trie_best`)
         self._loose_deep = -1  # how many of `special` hold LOOSE_TRIE_STARS `*` or more (-1: not counted yet)
         self._long_path_trie: tuple[WildcardTrie, list[int]] | None = None
         self._head_lengths = tuple(sorted(set(map(len, heads)), reverse=True))
@@ -527,17 +579,45 @@ class _Flat:
         return trie.best(path, self._best_among(exact, path, best, memo), memo)
 
     def _headed_best(self, path: str, best: Rule | None) -> Rule | None:
-        """`best` against the headed rules whose head starts the path (one dict probe per length)."""
+        """`best` against the headed rules whose head starts the path (one dict probe per length):
+        tried one by one, or, for LOOSE_TRIE_RULES or more on a long path, through a trie of
+        theirs (its literal filter and bulk tail test: 1,000 `/%E2%82%AC*<three random letters>`
+        rules against a path of 1,666 `€`, 15,000 characters once encoded, cost 6.3 ms a check
+        one by one)."""
         heads = self._heads
         memo = LastAt()
         path_length = len(path)
         for length in self._head_lengths:
             if length > path_length:
                 continue
-            positions = heads.get(path[:length])
+            head = path[:length]
+            positions = heads.get(head)
             if positions is not None:
-                best = self._best_among(positions, path, best, memo)
+                if path_length >= LONG_PATH and len(positions) >= LOOSE_TRIE_RULES:
+                    best = self._head_trie_best(head, positions, path, best, memo)
+                else:
+                    best = self._best_among(positions, path, best, memo)
         return best
+
+    def _head_trie_best(
+        self, head: str, positions: list[int], path: str, best: Rule | None, memo: LastAt
+    ) -> Rule | None:
+        """`best` against the rules at `positions` (one head's), through their trie and, one by one,
+        those without `*` among them (exact `$` patterns: no trie path). Racing threads build
+        equal tries."""
+        found = self._head_tries.get(head)
+        if found is None:
+            patterns, rule_at = self._patterns, self._rule_at
+            starred = list(map(str.__contains__, map(patterns.__getitem__, positions), repeat("*")))
+            keys = list(compress(positions, starred))
+            trie = WildcardTrie(
+                list(map(patterns.__getitem__, keys)),
+                keys,
+                lambda position: rule_at(position, patterns[position]),
+            )
+            found = self._head_tries[head] = (trie, list(compress(positions, map(not_, starred))))
+        trie, exact = found
+        return trie.best(path, self._best_among(exact, path, best, memo), memo)
 
     def _next_chunk(
         self, chunks: tuple[RuleSet, ...], start: int, offset: int
