@@ -683,9 +683,9 @@ def holding_every_character(path: str, start: int, text: bytes, offset: int = 0)
 def emptied_lines(left: bytes, first: int = 0) -> list[int]:
     """The indexes (the first line's is `first`) of the empty lines of `left`, which starts and
     ends with "\n" (and has a line between each two): C-level searches, a Python step per empty
-    line only; after MANY_EMPTIED of them, the rest from one split, in C-level passes (a filter
-    that empties every line, a long random path holding every character: 1,000 `/*ab*cd<i>`
-    patterns, about 300 µs by the searches)."""
+    line only; after MANY_EMPTIED of them among the first 4 * MANY_EMPTIED lines, the rest from
+    one split, in C-level passes (a filter that empties every line, a long random path holding
+    every character: 1,000 `/*ab*cd<i>` patterns, about 300 µs by the searches)."""
     found: list[int] = []
     index = first  # line `index` (less `first`) follows that many line breaks, counted up to `counted`
     counted = 0
@@ -694,7 +694,9 @@ def emptied_lines(left: bytes, first: int = 0) -> list[int]:
         index += left.count(b"\n", counted, at)
         counted = at
         found.append(index)
-        if len(found) == MANY_EMPTIED:
+        if len(found) == MANY_EMPTIED and (index - first + 1) <= 4 * MANY_EMPTIED:
+            # (dense: a quarter of the lines so far or more; a split of a long text with few empty
+            # lines would cost more than their searches: 19,000 patterns, a few hundred empty)
             # left[at + 1:] has the form of `left` (its first line is line index + 1): the lines
             # between its first and last "\n", empty ones false under `not_`
             lines = left[at + 1 :].split(b"\n")
