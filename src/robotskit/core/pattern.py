@@ -566,17 +566,22 @@ class _Flat:
             holding = holding_every_character(path, 0, self._special_text)
             if len(holding) <= LONG_PATH_WALKS and self._calls < INDEX_AFTER:
                 return self._best_at(holding, path, best, memo)
-            patterns, rule_at, special = self._patterns, self._rule_at, self._special
-            starred = list(map(str.__contains__, map(patterns.__getitem__, special), repeat("*")))
-            positions = list(compress(special, starred))
-            trie = WildcardTrie(
-                list(map(patterns.__getitem__, positions)),
-                positions,
-                lambda position: rule_at(position, patterns[position]),
-            )
-            found = self._long_path_trie = (trie, list(compress(special, map(not_, starred))))
+            found = self._long_path_trie = self._trie_of(self._special)
         trie, exact = found
         return trie.best(path, self._best_among(exact, path, best, memo), memo)
+
+    def _trie_of(self, positions: list[int]) -> tuple[WildcardTrie, list[int]]:
+        """The trie of the rules at `positions` that hold a `*`, and the others' positions (exact
+        `$` patterns: no trie path; they are tried one by one)."""
+        patterns, rule_at = self._patterns, self._rule_at
+        starred = list(map(str.__contains__, map(patterns.__getitem__, positions), repeat("*")))
+        keys = list(compress(positions, starred))
+        trie = WildcardTrie(
+            list(map(patterns.__getitem__, keys)),
+            keys,
+            lambda position: rule_at(position, patterns[position]),
+        )
+        return trie, list(compress(positions, map(not_, starred)))
 
     def _headed_best(self, path: str, best: Rule | None) -> Rule | None:
         """`best` against the headed rules whose head starts the path (one dict probe per length):
@@ -607,15 +612,7 @@ class _Flat:
         equal tries."""
         found = self._head_tries.get(head)
         if found is None:
-            patterns, rule_at = self._patterns, self._rule_at
-            starred = list(map(str.__contains__, map(patterns.__getitem__, positions), repeat("*")))
-            keys = list(compress(positions, starred))
-            trie = WildcardTrie(
-                list(map(patterns.__getitem__, keys)),
-                keys,
-                lambda position: rule_at(position, patterns[position]),
-            )
-            found = self._head_tries[head] = (trie, list(compress(positions, map(not_, starred))))
+            found = self._head_tries[head] = self._trie_of(positions)
         trie, exact = found
         return trie.best(path, self._best_among(exact, path, best, memo), memo)
 
