@@ -116,7 +116,17 @@ class LocalPool:
                 process.kill()
         with contextlib.suppress(Exception):
             executor.shutdown(wait=False, cancel_futures=True)
+        # Wait (bounded) for the executor's manager thread, which closes the pool's wake-up pipe
+        # when it sees the workers gone: at interpreter exit, `concurrent.futures` wakes every
+        # pool's manager through that pipe, and a pipe being closed at that moment made CPython
+        # 3.11 print an ignored OSError with its traceback after the one-line Ctrl-C message.
+        manager = getattr(executor, "_executor_manager_thread", None)
+        if manager is not None:
+            with contextlib.suppress(Exception):
+                manager.join(timeout=_MANAGER_JOIN_S)
 
+
+_MANAGER_JOIN_S = 5.0  # seconds: a killed pool's manager thread ends in milliseconds
 
 _LOST = (
     "a worker process ended in the middle of the run (killed, or out of memory); "
