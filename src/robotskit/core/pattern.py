@@ -102,50 +102,39 @@ def _by_head(patterns: list[str], positions: list[int]) -> tuple[dict[str, list[
     return groups, loose
 
 
+def _deciders(patterns: list[str], rule_at: Callable[[int, str], Rule]) -> dict[str, int]:
+    """For each pattern that repeats, the position of the rule that outranks the others (RFC 9309
+    2.2.2: equal patterns are equally long; allow wins, then the earlier line). A Python step per
+    rule whose pattern repeats."""
+    repeated = {pattern for pattern, seen in Counter(patterns).items() if seen > 1}
+    deciding: dict[str, Rule] = {}
+    positions: dict[str, int] = {}
+    for position in compress(range(len(patterns)), map(repeated.__contains__, patterns)):
+        pattern = patterns[position]
+        rule = rule_at(position, pattern)
+        if _outranks(rule, deciding.get(pattern)):
+            deciding[pattern] = rule
+            positions[pattern] = position
+    return positions
+
+
 def _without_repeats(
-    patterns: list[str],
-    special: list[int],
-    starred: list[int],
-    stars: list[int],
-    rule_at: Callable[[int, str], Rule],
+    patterns: list[str], deciders: dict[str, int], special: list[int], starred: list[int], stars: list[int]
 ) -> tuple[list[int], list[int], list[int]]:
     """`special`, `starred` and `stars` (the wildcard and `$` rules' positions, ascending; those
-    holding a `*`, and how many each holds) without the rules that equal patterns make moot
-    (`_deciding`); as given when no two patterns are equal (one C-level pass tells)."""
-    specials = list(map(patterns.__getitem__, special))
-    if len(set(specials)) == len(specials):
+    holding a `*`, and how many each holds) without the rules whose pattern repeats and that do
+    not decide among its copies (`deciders`, from `_deciders`)."""
+    kept = list(
+        compress(special, map(_is_kept, map(patterns.__getitem__, special), special, repeat(deciders)))
+    )
+    if len(kept) == len(special):
         return special, starred, stars
-    kept = _deciding(patterns, special, specials, rule_at)
     held = list(map(set(kept).__contains__, starred))
     return kept, list(compress(starred, held)), list(compress(stars, held))
 
 
-def _deciding(
-    patterns: list[str], positions: list[int], specials: list[str], rule_at: Callable[[int, str], Rule]
-) -> list[int]:
-    """Of the rules at `positions` (ascending; `specials` their patterns), the one that decides
-    among each set of equal patterns: the first allow rule, else the first rule (RFC 9309 2.2.2:
-    equal patterns are equally long; allow wins, then the earlier line); the others as they are.
-
-    A Python step per rule whose pattern repeats, once per set: 10,000 copies of `/*a*b` were each
-    walked on every check (9.7 ms a check on a 5,000-character path)."""
-    repeated = {pattern for pattern, seen in Counter(specials).items() if seen > 1}
-    deciding: dict[str, int] = {}
-    settled: set[str] = set()  # patterns whose first allow rule is found
-    for position in compress(positions, map(repeated.__contains__, specials)):
-        pattern = patterns[position]
-        if pattern in settled:
-            continue
-        if rule_at(position, pattern).allow:
-            deciding[pattern] = position
-            settled.add(pattern)
-        elif pattern not in deciding:
-            deciding[pattern] = position
-    return list(compress(positions, map(_is_kept, specials, positions, repeat(deciding))))
-
-
-def _is_kept(pattern: str, position: int, deciding: dict[str, int]) -> bool:
-    decider = deciding.get(pattern)
+def _is_kept(pattern: str, position: int, deciders: dict[str, int]) -> bool:
+    decider = deciders.get(pattern)
     return decider is None or decider == position
 
 
@@ -451,17 +440,14 @@ class _Flat:
         first: dict[str, int] = {}
         if len(special) < count:  # else no plain prefix: the dict would only repeat the special rules
             first = dict(zip(reversed(patterns), range(count - 1, -1, -1), strict=True))
-        if first and len(first) < count:  # equal patterns: the rule that outranks the others decides
-            repeated = {pattern for pattern, seen in Counter(patterns).items() if seen > 1}
-            deciding: dict[str, Rule] = {}
-            for position in compress(range(count), map(repeated.__contains__, patterns)):
-                pattern = patterns[position]
-                rule = rule_at(position, pattern)
-                if _outranks(rule, deciding.get(pattern)):
-                    deciding[pattern] = rule
-                    first[pattern] = position
-        # equal wildcard or `$` patterns: only the rule that decides among them is tried
-        special, starred, stars = _without_repeats(patterns, special, starred, stars, rule_at)
+        if (len(first) if first else len(set(patterns))) < count:
+            # Equal patterns: the rule that outranks the others decides, in the prefix dict, and
+            # only it is kept among the wildcard and `$` rules (10,000 copies of `/*a*b` were
+            # each walked on every check: 9.7 ms a check on a 5,000-character path).
+            deciders = _deciders(patterns, rule_at)
+            if first:
+                first.update(deciders)
+            special, starred, stars = _without_repeats(patterns, deciders, special, starred, stars)
         deep = list(compress(starred, map(TRIE_DEPTH.__le__, stars)))
         self._trie: WildcardTrie | None = None
         if len(deep) > 1:
