@@ -252,6 +252,37 @@ def test_region_candidates_hold_every_rule_that_can_match(data: bytes, second: s
         assert all(pair in found for pair in needed)
 
 
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(_RULE_VALUES, min_size=1, max_size=12),
+    st.sampled_from(["Disallow: ", "Allow: ", "disallow: ", "Disallow:"]),
+    st.sampled_from(["", "p", "a", "x", "*", "%", "/"]),
+    st.booleans(),
+)
+def test_a_long_list_of_one_kind_of_rule_reads_as_line_by_line(
+    values: list[str], key: str, second: str, trailing_break: bool
+) -> None:
+    """Property: a region over 4 KiB of `Disallow: ` (or `Allow: `) lines, read whole in a few
+    C-level passes (or, when a line reads otherwise, line by line), gives the rules whose raw
+    value starts with '/' + `second`, '/%', '/*' or '*', or is '/', in order (every rule for a
+    second character no candidate pass serves); the first check on it is `decide`'s."""
+    lines = [
+        f"{key}{value}{index}" if value[-1:] not in ("$", "#", " ") else f"{key}{value}"
+        for index, value in enumerate((values * 600)[:600])
+    ]
+    body = "User-agent: *\n" + "\n".join(lines) + ("\n" if trailing_break else "")
+    data = body.encode("latin-1")
+    (group,) = read_skeleton(data).groups
+    allows, found = group.candidate_rules(second)
+    heads = ("/" + second, "/%", "/*", "*")
+    rules = [(allow, value) for _, allow, value in group.rules]
+    every = second in ("", "%")  # (no candidate pass serves such a path: every rule is read)
+    needed = [pair for pair in rules if every or pair[1].startswith(heads) or pair[1] == "/"]
+    assert list(zip(allows, found, strict=True)) == needed
+    for path in ("/", "/x1", "/private/x", "/p?q=1&r=*$", "/%C3%A9", "/a b"):
+        _assert_first_checks(data, "rfc9309", "bot", path)
+
+
 def test_quick_verdict_declines_what_it_does_not_read() -> None:
     """Indented or misspelt user-agent lines, cut lines, the gemini profile and Agent objects
     with more than a token are left to the general path; so are many wildcard rules that may match."""

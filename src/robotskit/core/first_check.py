@@ -8,7 +8,8 @@ verdict comes from a few C-level passes over the text instead:
 - `quick_verdict` reads nothing but what judges the agent: the user-agent lines that name its
   token or `*` (one pass over the occurrences of "agent", each line found read exactly), their
   groups' extent, and among those groups' rule lines only the ones whose pattern can match the
-  path at all (`skeleton.region_rules`, one regular-expression pass per group);
+  path at all (`skeleton.region_rules`, one regular-expression pass per group, or a few
+  C-level passes over a long list of one kind of rule line);
 - `first_verdict` does the same from groups read already (the view's `group_set`).
 
 Either way the candidates' patterns are normalised as one joined string, and only those whose
