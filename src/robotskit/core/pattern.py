@@ -533,8 +533,12 @@ class _Flat:
     def _loose_starred_rules(self) -> int:
         count = self._loose_deep
         if count < 0:
-            stars = map(str.count, map(self._patterns.__getitem__, self._special), repeat("*"))
-            count = self._loose_deep = sum(map(LOOSE_TRIE_STARS.__le__, stars))
+            if LOOSE_TRIE_STARS <= 1 and b"$" not in self._special_text:
+                count = len(self._special)  # (no `$` rule among them: every one holds a `*`)
+            else:
+                stars = map(str.count, map(self._patterns.__getitem__, self._special), repeat("*"))
+                count = sum(map(LOOSE_TRIE_STARS.__le__, stars))
+            self._loose_deep = count
         return count
 
     def _long_path_best(self, path: str, best: Rule | None, memo: LastAt) -> Rule | None:
