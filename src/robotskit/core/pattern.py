@@ -94,8 +94,11 @@ def _by_head(patterns: list[str], positions: list[int]) -> tuple[dict[str, list[
     loose = list(compress(positions, map(not_, headed)))
     heads = list(compress(heads, headed))
     kept = list(compress(positions, headed))
-    if len(set(heads)) == len(heads):
+    distinct = set(heads)
+    if len(distinct) == len(heads):
         return dict(zip(heads, map(list, zip(kept)), strict=True)), loose
+    if len(distinct) == 1:  # (one head: a hostile file's, say)
+        return {heads[0]: kept}, loose
     groups: dict[str, list[int]] = {}
     for head, position in zip(heads, kept, strict=True):
         groups.setdefault(head, []).append(position)
@@ -124,18 +127,14 @@ def _without_repeats(
     """`special`, `starred` and `stars` (the wildcard and `$` rules' positions, ascending; those
     holding a `*`, and how many each holds) without the rules whose pattern repeats and that do
     not decide among its copies (`deciders`, from `_deciders`)."""
+    # A rule is kept when its pattern does not repeat (its own position stands in) or it decides.
     kept = list(
-        compress(special, map(_is_kept, map(patterns.__getitem__, special), special, repeat(deciders)))
+        compress(special, map(eq, map(deciders.get, map(patterns.__getitem__, special), special), special))
     )
     if len(kept) == len(special):
         return special, starred, stars
     held = list(map(set(kept).__contains__, starred))
     return kept, list(compress(starred, held)), list(compress(stars, held))
-
-
-def _is_kept(pattern: str, position: int, deciders: dict[str, int]) -> bool:
-    decider = deciders.get(pattern)
-    return decider is None or decider == position
 
 
 def _always(path: str, memo: LastAt) -> bool:
