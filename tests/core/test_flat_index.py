@@ -53,6 +53,7 @@ def _forced(chunk: int, index_after: int, paths: str = "short", few: int = 16) -
     st.integers(1, 3),
     st.sampled_from(["short", "long", "long, trie"]),
     st.sampled_from([0, 16]),
+    st.sampled_from(["ascending", "descending", "repeated"]),
 )
 def test_flat_index_equals_scan(
     patterns: list[tuple[str, bool]],
@@ -61,24 +62,39 @@ def test_flat_index_equals_scan(
     index_after: int,
     taken_as: str,
     few: int,
+    lines: str,
 ) -> None:
-    """Property: the flat index (plain and deferred sets, every chunk state, paths taken as short
-    or as long, the rules the character filter leaves tested on their literals first or not)
-    returns the rule a full scan picks, check after check."""
+    """Property: the flat index (plain and deferred sets, the latter with and without the rules as
+    read, every chunk state, paths taken as short or as long, the rules the character filter
+    leaves tested on their literals first or not) returns the rule a full scan picks, check
+    after check. `lines`: the rules' lines in position order, against it (equal patterns are then
+    ranked rule by rule), or with repeats (a line may hold two rules: Google's derived ones)."""
+    count = len(patterns)
+    numbers = {
+        "ascending": range(1, count + 1),
+        "descending": range(count, 0, -1),
+        "repeated": [1 + i // 2 for i in range(count)],
+    }[lines]
     rules = [
-        Rule(i + 1, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
-        for i, (p, allow) in enumerate(patterns)
+        Rule(line, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p)
+        for line, (p, allow) in zip(numbers, patterns, strict=True)
     ]
+    raws = [(rule.line, rule.allow, rule.pattern) for rule in rules]
     with _forced(chunk, index_after, taken_as, few):
         plain = RuleSet(rules)
-        deferred = RuleSet.deferred(
-            "\n".join(r.pattern for r in rules), lambda: rules, lambda i, pattern: rules[i]
-        )
+        joined = "\n".join(r.pattern for r in rules)
+        deferred = RuleSet.deferred(joined, lambda: rules, lambda i, pattern: rules[i])
+        ranked = RuleSet.deferred(joined, lambda: rules, lambda i, pattern: rules[i], None, raws)
         for path in paths * 3:  # repeated: chunks are indexed while the checks go on
             expected = _reference(rules, path)
-            assert plain.best(path) == expected, path
-            assert deferred.best(path) == expected, path
-        assert deferred._flat is not None
+            found = [plain.best(path), deferred.best(path), ranked.best(path)]
+            if lines == "descending":
+                # (the tries walk rules in position order, which a rule set's lines follow: against
+                # it, only which of equally long allow rules is reported may differ, not the verdict)
+                assert [rule and rule.allow for rule in found] == [expected and expected.allow] * 3, path
+            else:
+                assert found == [expected] * 3, path
+        assert deferred._flat is not None and ranked._flat is not None
         assert (plain._flat is not None) is (plain.size > 0)
 
 
@@ -204,3 +220,27 @@ def test_equal_wildcard_patterns_leave_only_the_rule_that_decides() -> None:
     disallowed = RuleSet(rules[:300] + rules[302:])
     assert disallowed.best("/xaxb") == rules[0]
     assert disallowed._flat is not None and disallowed._flat._special == [0, 300]
+    raws = [(rule.line, rule.allow, rule.pattern) for rule in rules]
+    ranked = RuleSet.deferred(
+        "\n".join(r.pattern for r in rules), lambda: rules, lambda i, p: rules[i], None, raws
+    )
+    assert ranked.best("/xaxb") == rules[300]
+    assert ranked._flat is not None and ranked._flat._special == [300, 302]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["/*a", "/*b", "*$", "/x"]), st.booleans(), st.integers(1, 9)), max_size=12
+    )
+)
+def test_equal_patterns_ranked_from_the_rules_as_read_equal_ranked_rule_by_rule(
+    rows: list[tuple[str, bool, int]],
+) -> None:
+    """Property: the deciding copy of each repeated pattern, found from the rules as read (lines in
+    any order, repeated or not), is the one that building and comparing each rule finds."""
+    rules = [Rule(line, RuleKind.ALLOW if allow else RuleKind.DISALLOW, p) for p, allow, line in rows]
+    patterns = [rule.pattern for rule in rules]
+    raws = [(rule.line, rule.allow, rule.pattern) for rule in rules]
+    by_rule = _pattern._deciders(patterns, lambda i, pattern: rules[i])
+    assert _pattern._deciders(patterns, lambda i, pattern: rules[i], raws) == by_rule

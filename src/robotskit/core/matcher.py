@@ -342,7 +342,7 @@ class View:
             return _new_tuple(Rule, (line, _KINDS[allow], pattern, to_text(value), False))
 
         listed = found[0][2] if len(found) == 1 else None
-        return RuleSet.deferred("\n".join(cast(list[str], texts)), build, rule_at, listed)
+        return RuleSet.deferred("\n".join(cast(list[str], texts)), build, rule_at, listed, sources)
 
     def _follow_chain(self, profile: Profile, agent: Agent, names: list[str]) -> tuple[list[str], str]:
         """The tokens to judge for an agent with a fallback chain, and a note saying which decided.
