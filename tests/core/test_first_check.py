@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import robotskit
 from robotskit.core import first_check
 from robotskit.core import robots as _robots
+from robotskit.core import skeleton as _skeleton
 from robotskit.core.lexer import DEFAULT_MAX_BYTES
 from robotskit.core.matcher import View
 from robotskit.core.parser import MAX_FIRST_CHECK_STARS, parse_file
@@ -254,33 +255,54 @@ def test_region_candidates_hold_every_rule_that_can_match(data: bytes, second: s
 
 @settings(max_examples=120, deadline=None)
 @given(
-    st.lists(_RULE_VALUES, min_size=1, max_size=12),
-    st.sampled_from(["Disallow: ", "Allow: ", "disallow: ", "Disallow:"]),
+    st.lists(
+        st.tuples(_RULE_VALUES, st.sampled_from(["Disallow: ", "Allow: ", "disallow: ", "Noindex: "])),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["", "Disallow: ", "Allow: ", "disallow: ", "Disallow:"]),
     st.sampled_from(["", "p", "a", "x", "*", "%", "/"]),
     st.booleans(),
 )
 def test_a_long_list_of_one_kind_of_rule_reads_as_line_by_line(
-    values: list[str], key: str, second: str, trailing_break: bool
+    values: list[tuple[str, str]], key: str, second: str, trailing_break: bool
 ) -> None:
-    """Property: a region over 4 KiB of `Disallow: ` (or `Allow: `) lines, read whole in a few
-    C-level passes (or, when a line reads otherwise, line by line), gives the rules whose raw
-    value starts with '/' + `second`, '/%', '/*' or '*', or is '/', in order (every rule for a
-    second character no candidate pass serves); the first check on it is `decide`'s."""
+    """Property: a region over 4 KiB of `Disallow: ` and `Allow: ` lines (`key`: every line's, or
+    each value's own), read whole in a few C-level passes (or, when a line reads otherwise, line
+    by line), gives the parser's rules, and as candidates those whose raw value starts with
+    '/' + `second`, '/%', '/*' or '*', or is '/', in order (every rule for a second character no
+    candidate pass serves); the first check on it is `decide`'s."""
     lines = [
-        f"{key}{value}{index}" if value[-1:] not in ("$", "#", " ") else f"{key}{value}"
-        for index, value in enumerate((values * 600)[:600])
+        f"{key or own}{value}{index}" if value[-1:] not in ("$", "#", " ") else f"{key or own}{value}"
+        for index, (value, own) in enumerate((values * 600)[:600])
     ]
     body = "User-agent: *\n" + "\n".join(lines) + ("\n" if trailing_break else "")
     data = body.encode("latin-1")
     (group,) = read_skeleton(data).groups
-    allows, found = group.candidate_rules(second)
+    (parsed,) = parse_file(data).groups
+    assert group.rules == parsed.rules
+    allows, found = read_skeleton(data).groups[0].candidate_rules(second)
     heads = ("/" + second, "/%", "/*", "*")
-    rules = [(allow, value) for _, allow, value in group.rules]
+    rules = [(allow, value) for _, allow, value in parsed.rules]
     every = second in ("", "%")  # (no candidate pass serves such a path: every rule is read)
     needed = [pair for pair in rules if every or pair[1].startswith(heads) or pair[1] == "/"]
     assert list(zip(allows, found, strict=True)) == needed
     for path in ("/", "/x1", "/private/x", "/p?q=1&r=*$", "/%C3%A9", "/a b"):
         _assert_first_checks(data, "rfc9309", "bot", path)
+
+
+def test_a_long_list_of_both_rule_keys_is_read_in_bulk() -> None:
+    """Lines of `Allow: ` and `Disallow: ` mixed are read without a Python step per line, and a
+    line of another key sends the region back to the line-by-line reading."""
+    lines = [f"{'Allow' if i % 3 == 0 else 'Disallow'}: /x{i}" for i in range(600)]
+    text = "\nUser-agent: *\n" + "\n".join(lines) + "\n"
+    start = text.index("Allow")
+    assert _skeleton._uniform_values(text, start, len(text)) == (
+        [i % 3 == 0 for i in range(600)],
+        [f"/x{i}" for i in range(600)],
+    )
+    other = text.replace("Disallow: /x5\n", "Noindex: /x5\n")
+    assert _skeleton._uniform_values(other, start, len(other)) is None
 
 
 def test_quick_verdict_declines_what_it_does_not_read() -> None:
