@@ -141,8 +141,8 @@ _UNIFORM_KEYS = tuple(
     (f"\n{key}: ", FAST_KEYS[key] is _ALLOW) for key in ("Disallow", "Allow") if FAST_KEYS[key] in _RULE_KINDS
 )
 _NOT_IN_UNIFORM = ("\n", *WHITESPACE.replace("\n", ""))  # (the space included; `#` is looked for first)
-_ALLOW_KEYS = repeat("Allow: ")  # map() arguments (FAST_KEYS reads both keys: `_UNIFORM_KEYS`)
-_DISALLOW_KEYS = repeat("Disallow: ")
+_DISALLOW_LINE, _ALLOW_LINE = (key for key, _ in _UNIFORM_KEYS)
+_ALLOW_KEYS = repeat(_ALLOW_LINE[1:])  # map() arguments
 _KEY_ENDS = repeat(": ")
 
 
@@ -179,24 +179,28 @@ def _uniform_values(text: str, start: int, end: int) -> tuple[list[bool], list[s
         region = region[:-1]
     if "#" in region:
         return None
-    values = region.split(key)
-    joined = "".join(values)
-    if any(map(joined.__contains__, _NOT_IN_UNIFORM)):
+    # Counted first (a count costs a tenth of a split): every line of one key, of both, or not.
+    lines = region.count("\n")
+    keyed_lines = region.count(key)
+    if keyed_lines != lines:
+        other_key = _DISALLOW_LINE if allow else _ALLOW_LINE
+        if keyed_lines + region.count(other_key) != lines:
+            return None  # a line of another key, a comment, a blank line
         return _two_key_values(region)
+    values = region.split(key)
+    if any(map("".join(values).__contains__, _NOT_IN_UNIFORM)):
+        return None
     del values[0]  # (the empty text before the first key)
     return [allow] * len(values), values
 
 
 def _two_key_values(region: str) -> tuple[list[bool], list[str]] | None:
-    """`_uniform_values` for `region` ("\n" + whole lines, no `#`) whose lines mix both keys,
-    in C-level maps over its lines; None when a line has neither or a value has whitespace.
-    (2,000 `Allow: ` and `Disallow: ` lines: read line by line, 1.9 ms of a first check.)"""
+    """`_uniform_values` for `region` ("\n" + whole lines, no `#`) whose every line starts with
+    `Allow: ` or `Disallow: `, both keys mixed, in C-level maps over its lines; None when a
+    value has whitespace. (2,000 such lines: 998 µs line by line.)"""
     lines = region.split("\n")
     del lines[0]  # (the empty text before the first break)
     allows = list(map(str.startswith, lines, _ALLOW_KEYS))
-    allowed = allows.count(True)
-    if sum(map(str.startswith, lines, _DISALLOW_KEYS)) != len(lines) - allowed:
-        return None  # a line of neither key
     values = list(map(itemgetter(2), map(str.partition, lines, _KEY_ENDS)))
     if any(map("".join(values).__contains__, _NOT_IN_UNIFORM)):
         return None
