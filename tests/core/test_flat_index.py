@@ -88,9 +88,11 @@ def test_flat_index_equals_scan(
         for path in paths * 3:  # repeated: chunks are indexed while the checks go on
             expected = _reference(rules, path)
             found = [plain.best(path), deferred.best(path), ranked.best(path)]
-            if lines == "descending":
+            if lines != "ascending":
                 # (the tries walk rules in position order, which a rule set's lines follow: against
-                # it, only which of equally long allow rules is reported may differ, not the verdict)
+                # it, only which of equally long allow rules is reported may differ, not the
+                # verdict; nor is it told which of two equally long rules of one kind on one line,
+                # which no file holds, is reported)
                 assert [rule and rule.allow for rule in found] == [expected and expected.allow] * 3, path
             else:
                 assert found == [expected] * 3, path
