@@ -34,6 +34,7 @@ from robotskit.core.glob import (
 )
 from robotskit.core.memo import LastAt
 from robotskit.core.model import Rule
+from robotskit.core.parser import RawRule  # (line, allow?, value): a rule as the parser reads it
 from robotskit.core.wildcards import RAW_WALKS, Tails, WildcardTrie
 
 __all__ = ["RuleSet", "glob_match", "last_at", "pattern_matches", "split_pattern"]
@@ -105,12 +106,8 @@ def _by_head(patterns: list[str], positions: list[int]) -> tuple[dict[str, list[
     return groups, loose
 
 
-# A rule as the parser reads it: (line, allow?, value).
-RawRank = tuple[int, bool, str]
-
-
 def _deciders(
-    patterns: list[str], rule_at: Callable[[int, str], Rule], raws: Sequence[RawRank] | None = None
+    patterns: list[str], rule_at: Callable[[int, str], Rule], raws: Sequence[RawRule] | None = None
 ) -> dict[str, int]:
     """For each pattern that repeats, the position of the rule that outranks the others (RFC 9309
     2.2.2: equal patterns are equally long; allow wins, then the earlier line). From `raws` (the
@@ -134,7 +131,7 @@ def _deciders(
 
 
 def _deciders_in_line_order(
-    patterns: list[str], copies: list[int], raws: Sequence[RawRank]
+    patterns: list[str], copies: list[int], raws: Sequence[RawRule]
 ) -> dict[str, int] | None:
     """`_deciders` of the rules at `copies` (ascending) when their lines do not decrease (a rule
     set's, built from its groups in file order): each pattern's first allow rule, else its first
@@ -453,7 +450,7 @@ class _Flat:
         rule_at: Callable[[int, str], Rule],
         text: str,
         tails: Tails | None = None,
-        raws: Sequence[RawRank] | None = None,
+        raws: Sequence[RawRule] | None = None,
     ) -> None:
         """`text`: the patterns joined by "\n" (only searched, for `*` and `$`); `tails`: the bulk
         tail test of `patterns`, if known (the trie takes it when it holds every pattern); `raws`:
@@ -795,7 +792,7 @@ class RuleSet:
         self._text = ""
         self._build: Callable[[], Iterable[Rule]] | None = None
         self._listed: list[str] | None = None  # the patterns as a list, if the caller had one
-        self._raws: Sequence[RawRank] | None = None  # the rules as read, if the caller had them
+        self._raws: Sequence[RawRule] | None = None  # the rules as read, if the caller had them
         self._rule_at: Callable[[int, str], Rule] | None = None
         # The index is built on the INDEX_AFTER-th check: a file checked once or twice (a batch
         # audit, a one-off CLI run) never pays for it, a crawler's hot host pays once.
@@ -821,7 +818,7 @@ class RuleSet:
         build: Callable[[], Iterable[Rule]],
         rule_at: Callable[[int, str], Rule],
         listed: list[str] | None = None,
-        raws: Sequence[RawRank] | None = None,
+        raws: Sequence[RawRule] | None = None,
     ) -> RuleSet:
         """A rule set whose `Rule`s are only built when needed (the index, `matching`, `.rules`).
 
