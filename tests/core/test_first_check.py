@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 import robotskit
 from robotskit.core import first_check
 from robotskit.core import robots as _robots
-from robotskit.core import skeleton as _skeleton
 from robotskit.core.lexer import DEFAULT_MAX_BYTES
 from robotskit.core.matcher import View
 from robotskit.core.parser import MAX_FIRST_CHECK_STARS, parse_file
@@ -205,6 +204,18 @@ def test_first_check_equals_decide_quick(data: bytes, profile: str, agent: str |
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(_robots_txt(), _plain_robots_txt()), _PROFILES, _AGENTS, _URLS)
+def test_first_check_of_a_long_file_equals_decide(
+    data: bytes, profile: str, agent: str | None, url: str
+) -> None:
+    """Property: with every file taken as long, its user-agent lines searched for only between
+    the first and the last "agent" (the line of the last included), the first checks are
+    `decide`'s."""
+    with mock.patch.object(first_check, "_LONG_FILE", 0):
+        _assert_first_checks(data, profile, agent, url)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_robots_txt(), _plain_robots_txt()), _PROFILES, _AGENTS, _URLS)
 def test_line_endings_do_not_change_the_first_check(
     data: bytes, profile: str, agent: str | None, url: str
 ) -> None:
@@ -289,20 +300,6 @@ def test_a_long_list_of_one_kind_of_rule_reads_as_line_by_line(
     assert list(zip(allows, found, strict=True)) == needed
     for path in ("/", "/x1", "/private/x", "/p?q=1&r=*$", "/%C3%A9", "/a b"):
         _assert_first_checks(data, "rfc9309", "bot", path)
-
-
-def test_a_long_list_of_both_rule_keys_is_read_in_bulk() -> None:
-    """Lines of `Allow: ` and `Disallow: ` mixed are read without a Python step per line, and a
-    line of another key sends the region back to the line-by-line reading."""
-    lines = [f"{'Allow' if i % 3 == 0 else 'Disallow'}: /x{i}" for i in range(600)]
-    text = "\nUser-agent: *\n" + "\n".join(lines) + "\n"
-    start = text.index("Allow")
-    assert _skeleton._uniform_values(text, start, len(text)) == (
-        [i % 3 == 0 for i in range(600)],
-        [f"/x{i}" for i in range(600)],
-    )
-    other = text.replace("Disallow: /x5\n", "Noindex: /x5\n")
-    assert _skeleton._uniform_values(other, start, len(other)) is None
 
 
 def test_quick_verdict_declines_what_it_does_not_read() -> None:
