@@ -864,20 +864,22 @@ class RuleSet:
         # "\n" + the patterns joined + "\n": more than `count` patterns split off `count` + 3 pieces
         return len(text.split("\n", count + 2)) == count + 3
 
-    def _flat_patterns(self) -> tuple[list[str], Callable[[int, str], Rule], str] | None:
-        """Every pattern, the rule at a position, and the patterns joined, for `_Flat`; None if a
-        pattern holds a "\n"."""
+    def _flat_patterns(
+        self,
+    ) -> tuple[list[str], Callable[[int, str], Rule], str, Sequence[RawRule] | None] | None:
+        """Every pattern, the rule at a position, the patterns joined and the rules as read (if
+        known), for `_Flat`; None if a pattern holds a "\n"."""
         if self._rules is None:
             assert self._rule_at is not None
             listed = self._listed
             patterns = listed if listed is not None else self._text[1:-1].split("\n")
-            return patterns, self._rule_at, self._text
+            return patterns, self._rule_at, self._text, self._raws
         rules = self._rules
         patterns = list(map(_pattern_of, rules))
         joined = "\n".join(patterns)
         if joined.count("\n") != len(patterns) - 1:
             return None
-        return patterns, lambda position, pattern: rules[position], joined
+        return patterns, lambda position, pattern: rules[position], joined, None
 
     @property
     def empty(self) -> bool:
@@ -973,7 +975,12 @@ class RuleSet:
         )
 
     def _big_best(
-        self, path: str, patterns: list[str], rule_at: Callable[[int, str], Rule], text: str
+        self,
+        path: str,
+        patterns: list[str],
+        rule_at: Callable[[int, str], Rule],
+        text: str,
+        raws: Sequence[RawRule] | None,
     ) -> Rule | None:
         """A big set's check, from the flat index. But the first check of a set of deep wildcard
         rules (at most BIG_FIRST_RULES) runs the bulk tail test first: when at most BIG_FIRST_WALKS
@@ -996,7 +1003,7 @@ class RuleSet:
                 self._big_tails = tails
                 return _best_of(walks, patterns, 0, rule_at, path, memo)
             tested = (tails, memo, passing)
-        flat = self._flat = _Flat(patterns, rule_at, text, tails, self._raws if self._rules is None else None)
+        flat = self._flat = _Flat(patterns, rule_at, text, tails, raws)
         self._calls = -1
         self._big_tails = None
         return flat.best(path, tested)

@@ -293,7 +293,7 @@ codecs.register_error(_PERCENT_ENCODE, _percent_encode_run)
 # calls back once per run, and a hostile file's short runs between ASCII characters made that a
 # Python call per byte or two (1,000 rules of mixed non-ASCII: 13,000 calls, 7 ms a first check).
 _MANY_HIGH_BYTES = 1024
-_HIGH_BYTE_ESCAPES = {code: f"%{code:02X}" for code in range(0x80, 0x100)}
+_HIGH_BYTE_ESCAPES = _translation({code: f"%{code:02X}" for code in range(0x80, 0x100)})
 # The ASCII characters the rfc9309 pattern table leaves as they are, and the "\n" joins: deleting
 # them from the text in C leaves the characters still to encode.
 _PATTERN_KEEPS = bytes(code for code in range(0x80) if code not in _PATTERN_CHANGES) + b"\n"
