@@ -24,6 +24,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import process as _process_pools
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -124,6 +125,11 @@ class LocalPool:
         if manager is not None:
             with contextlib.suppress(Exception):
                 manager.join(timeout=_MANAGER_JOIN_S)
+                if not manager.is_alive():
+                    # Its wake-up pipe is closed: the exit hook must not write to it (the join
+                    # alone still lost that race in a CI run). A live manager keeps its entry,
+                    # so that the hook can still wake it and the interpreter can exit.
+                    _process_pools._threads_wakeups.pop(manager, None)
 
 
 _MANAGER_JOIN_S = 5.0  # seconds: a killed pool's manager thread ends in milliseconds
