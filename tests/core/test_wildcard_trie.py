@@ -107,25 +107,40 @@ def test_memos_equal_plain_searches(asks: list[tuple[str, int]], path: str) -> N
     st.integers(1, 6),
     st.sampled_from([0, 1, 64]),
     st.sampled_from([0, 10**12]),
+    st.sampled_from([None, 0, 1, 2, 16]),
 )
 def test_trie_equals_reference_while_it_grows(
-    patterns: list[tuple[str, bool]], paths: list[str], budget: int, raw_walks: int, probe_ns: int
+    patterns: list[tuple[str, bool]],
+    paths: list[str],
+    budget: int,
+    raw_walks: int,
+    probe_ns: int,
+    precedence_walks: int | None,
 ) -> None:
     """Property: with a tiny growth budget, the trie's answer equals the reference at every check
     (raw patterns walked after the bulk tail test or split at once, pending rules, chains and their
     splits, solos, ends and `$` tails), until fully grown; whether a bulk test is deemed slow (the
-    trie then answers the next checks) or not."""
+    trie then answers the next checks) or not; with or without a walk by precedence first
+    (`precedence_walks`: its budget, None for a trie without it), deciding or not, waiting or not."""
     rules = [
         rule for rule in _rules(patterns) if not (rule.pattern.endswith("$") and "*" not in rule.pattern)
     ]
     if not rules:
         return
-    trie = WildcardTrie.of_pairs([(rule.pattern, key) for key, rule in enumerate(rules)], rules.__getitem__)
+    trie = WildcardTrie(
+        [rule.pattern for rule in rules],
+        range(len(rules)),
+        rules.__getitem__,
+        precedence=precedence_walks is not None,
+    )
     with (
         mock.patch.object(LastAt, "budget", budget),
         mock.patch.object(_wildcards, "RAW_WALKS", raw_walks),
         mock.patch.object(_wildcards, "BULK_PROBE_NS", probe_ns),
         mock.patch.object(_wildcards, "BULK_RETRY", 2),
+        mock.patch.object(_wildcards, "PRECEDENCE_WALKS", precedence_walks or 0),
+        mock.patch.object(_wildcards, "PRECEDENCE_NS", 10**12),
+        mock.patch.object(_wildcards, "PRECEDENCE_WAIT", 1),
     ):
         for path in paths * 6:
             assert trie.best(path, None, LastAt()) == reference_best(rules, path), path
@@ -753,3 +768,54 @@ def test_rules_as_long_as_a_matching_allow_rule_are_not_walked() -> None:
         best, _ = trie._walk_raw(list(range(len(rules))), path, None, LastAt())
     assert best == rules[1] == reference_best(rules, path)
     assert walked.call_count == 2  # rule 0 (a disallow rule) and rule 1
+
+
+@_needs_spies
+def test_rules_that_nearly_all_match_are_decided_by_precedence() -> None:
+    """1,000 allow and 1,000 disallow rules of equal length that nearly all match a long path: a
+    trie that walks by precedence tries the first rules in line order and stops at the first allow
+    rule that matches (nothing after it can outrank it), check after check, without a bulk tail
+    test or a trie; the answer is the reference's. Without the walk, every check runs the tail
+    test. A set it cannot decide (no rule matches) waits PRECEDENCE_WAIT checks, doubled after each
+    further one it fails on, before walking again."""
+    letters = "abcdefgh"
+    pairs = [a + b for a in letters for b in letters]
+    path = (
+        "/" + "".join(a + b + c for a in pairs for b, c in zip(pairs[::-1], pairs[3:], strict=False))[:5000]
+    )
+    patterns = [(f"/*{pairs[i % 64]}*{pairs[(i * 7) % 64]}", i % 2 == 1) for i in range(2000)]
+    rules = _rules(patterns)
+    expected = reference_best(rules, path)
+    assert expected is not None and expected.allow
+    for precedence in (True, False):
+        trie = WildcardTrie(
+            [rule.pattern for rule in rules], range(len(rules)), rules.__getitem__, precedence=precedence
+        )
+        with (
+            mock.patch.object(_wildcards, "PRECEDENCE_NS", 10**12),  # (a slow machine: still walked)
+            mock.patch.object(_wildcards, "pattern_matches", wraps=pattern_matches) as walked,
+            mock.patch.object(
+                _wildcards.Tails, "passing", autospec=True, side_effect=_wildcards.Tails.passing
+            ) as bulk,
+        ):
+            for _ in range(3):
+                assert trie.best(path, None, LastAt()) == expected
+        if precedence:
+            assert bulk.call_count == 0
+            assert walked.call_count <= 3 * (expected.line)  # rules 0 .. the first allow rule that matches
+            assert trie._entered == 0
+        else:
+            assert bulk.call_count >= 1
+    misses = [rule for rule in rules if not rule.allow]
+    trie = WildcardTrie(
+        ["/*zz*" + rule.pattern[2:] for rule in misses],
+        range(len(misses)),
+        misses.__getitem__,
+        precedence=True,
+    )
+    with mock.patch.object(
+        WildcardTrie, "_precedence_walk", autospec=True, side_effect=WildcardTrie._precedence_walk
+    ) as tried:
+        for _ in range(1 + 16 + 1 + 32 + 1):
+            assert trie.best(path, None, LastAt()) is None
+    assert tried.call_count == 3  # the first check, then after 16 and after 32 more

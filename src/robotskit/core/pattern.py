@@ -605,6 +605,7 @@ class _Flat:
             list(map(patterns.__getitem__, keys)),
             keys,
             lambda position: rule_at(position, patterns[position]),
+            precedence=True,  # (rules of fewer than TRIE_DEPTH `*`: the deep ones have their own trie)
         )
         return trie, list(compress(positions, map(not_, starred)))
 

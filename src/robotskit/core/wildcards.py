@@ -128,6 +128,21 @@ FILTER_WAIT = 16
 FILTER_WAIT_MAX = 1024
 # No cutoff (see `WildcardTrie._walk_raw`): above every key.
 _NO_CUTOFF = 1 << 62
+# A check first tries the rules in order of precedence (longest first, then by key), as a matcher
+# without an index would, for this many matches and this long (ns) at most: when one matches and no
+# rule after it can outrank it, that is the answer, with no bulk test and no trie (rules that nearly
+# all match: 1,000 allow and 1,000 disallow rules `/*ab*cd` of equal length against a random
+# 5,000-character path: 11.2 -> 4.4 ms a first check, 80 -> 20 µs a median one, and no
+# check over 0.03 ms where the trie's growth cost 2 ms). When it does not decide, it is tried again
+# after PRECEDENCE_WAIT checks, doubled after each further one it fails on (up to FILTER_WAIT_MAX):
+# near misses, which no rule matches, pay it once in hundreds of checks.
+PRECEDENCE_WALKS = 8
+PRECEDENCE_NS = 30_000
+PRECEDENCE_WAIT = 16
+# Only tries built to walk by precedence do (`precedence`: the caller's rules hold few `*`, so one
+# walk costs a few searches, where a near miss of many `*` may cost 100 µs on a long path), and of
+# this many rules at most: ordering more would stall a check.
+PRECEDENCE_RULES = 4096
 
 
 def trie_entry(pattern: str, key: int) -> Entry | None:
@@ -731,7 +746,10 @@ class WildcardTrie:
         "_heads",
         "_keys",
         "_lock",
+        "_order",
         "_patterns",
+        "_precedence_wait",
+        "_precedence_waited",
         "_raw_tails",
         "_rule_of",
         "_skip_bulk",
@@ -744,11 +762,13 @@ class WildcardTrie:
         keys: Sequence[int],
         rule_of: Callable[[int], Rule],
         tails: Tails | None = None,
+        precedence: bool = False,
     ) -> None:
         """The trie of `patterns[i]` with key `keys[i]`, none a `$` pattern without `*`;
         `rule_of(key)`: the rule. The sequences are kept as given, so a big set's patterns are
         not copied (the caller never changes them). `tails`: `Tails.of_patterns(patterns)` if
-        the caller has it already (its set's first check built it)."""
+        the caller has it already (its set's first check built it). `precedence`: each check
+        first walks the rules by precedence (PRECEDENCE_WALKS)."""
         self._rule_of = rule_of
         self._patterns = patterns
         self._keys = keys
@@ -764,6 +784,12 @@ class WildcardTrie:
         self._filter: LiteralFilter | None = None  # built by the first long path's check
         self._filter_wait = 0  # checks left before the filter is tried again
         self._filter_waited = 0  # how long it waited last (doubled on each failure in a row)
+        # The rules' indexes in order of precedence and their lengths (see `_precedence_walk`),
+        # made by the first check that needs them.
+        self._order: tuple[list[int], list[int]] | None = None
+        # checks left before the next walk by precedence
+        self._precedence_wait = 0 if precedence and len(patterns) <= PRECEDENCE_RULES else _NO_CUTOFF
+        self._precedence_waited = 0  # how long it waited last (doubled on each failure in a row)
 
     @classmethod
     def of_pairs(cls, pairs: Sequence[tuple[str, int]], rule_of: Callable[[int], Rule]) -> WildcardTrie:
@@ -798,6 +824,15 @@ class WildcardTrie:
         """The rule that outranks `best` and every other matching rule of the trie, else `best`.
         `tested`: a tail test and the rules that passed it on this check (with `memo`), used when
         it is this trie's own (`__init__` was given it)."""
+        if self._precedence_wait > 0:
+            self._precedence_wait -= 1  # (racy counts: a heuristic, either way is exact)
+        else:
+            best, decided = self._precedence_walk(path, best, memo)
+            if decided:
+                self._precedence_waited = 0
+                return best
+            waited = min(max(self._precedence_waited * 2, PRECEDENCE_WAIT), FILTER_WAIT_MAX)
+            self._precedence_waited = self._precedence_wait = waited
         if len(path) >= FILTER_PATH:
             if self._filter_wait > 0:
                 self._filter_wait -= 1  # (racy counts: a heuristic, either way is exact)
@@ -925,6 +960,40 @@ class WildcardTrie:
                     best, best_length = rule, length
                     cutoff = key if rule.allow else _NO_CUTOFF
         return best, cutoff
+
+    def _precedence_walk(self, path: str, best: Rule | None, memo: LastAt) -> tuple[Rule | None, bool]:
+        """`best` against the rules in order of precedence (longest first, then by key: a rule
+        set's line order), for PRECEDENCE_WALKS matches and PRECEDENCE_NS at most; and whether that
+        decided: no rule left can outrank the best found (a longer
+        rule could, or an equally long one with a lower key when the best is not an allow rule of
+        the trie). Undecided, the best is still a match (or `best`) that the rest must outrank."""
+        known = self._order
+        if known is None:
+            lengths = list(map(len, self._patterns))
+            # (sorting is stable: equally long rules stay in index order, which is key order)
+            order = sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True)
+            known = self._order = (order, lengths)
+        order, lengths = known
+        patterns, keys = self._patterns, self._keys
+        best_length = -1 if best is None else len(best.pattern)
+        cutoff = _NO_CUTOFF  # (see `_walk_raw`)
+        walks = PRECEDENCE_WALKS
+        deadline = perf_counter_ns() + PRECEDENCE_NS
+        for index in order:
+            length = lengths[index]
+            if length < best_length or (length == best_length and keys[index] > cutoff):
+                return best, True  # every rule after this one is shorter, or as long and later
+            if not walks or perf_counter_ns() > deadline:
+                return best, False
+            walks -= 1
+            pattern = patterns[index]
+            if pattern_matches(pattern, path, memo):
+                key = keys[index]
+                rule = self._rule_of(key)
+                if outranks(rule, best):
+                    best, best_length = rule, length
+                    cutoff = key if rule.allow else _NO_CUTOFF
+        return best, True
 
     def _best(
         self, path: str, best: Rule | None, memo: LastAt, growing: bool, passing: list[int] | None
