@@ -350,6 +350,33 @@ def test_quick_verdict_declines_what_it_does_not_read() -> None:
     )
 
 
+def test_many_wildcards_a_sample_shows_left_go_to_the_rule_set_unfiltered() -> None:
+    """More than 256 candidates, of which a sample shows four times the wildcards a first check
+    tries left by the character filter: the rule set answers, and the filter's pass over every
+    candidate is spared. When the sample shows few left, the filter runs and the first check
+    answers."""
+    rfc = PROFILES["rfc9309"]
+    path = "/" + "".join("abcdefghij"[i * 7 % 10] for i in range(300)) + "0123456789"
+    held = b"User-agent: *\n" + b"".join(
+        b"Disallow: /*%s*%d\n" % (b"ab"[i % 2 :][:1], i) for i in range(1000)
+    )
+    with mock.patch.object(
+        first_check, "holding_every_character", wraps=first_check.holding_every_character
+    ) as filtered:
+        answer = first_check.quick_verdict(held, DEFAULT_MAX_BYTES, rfc, "a", path)
+    assert answer is first_check.Left.TO_RULE_SET
+    assert filtered.call_count == 1  # (the sample's pass only)
+    assert robotskit.parse(held).allowed(path, "a") is False
+    lacking = (
+        b"User-agent: *\n" + b"".join(b"Disallow: /*zz*%d\n" % i for i in range(1000)) + b"Disallow: /*he\n"
+    )
+    with mock.patch.object(
+        first_check, "holding_every_character", wraps=first_check.holding_every_character
+    ) as filtered:
+        assert first_check.quick_verdict(lacking, DEFAULT_MAX_BYTES, rfc, "a", path) is False
+    assert filtered.call_count == 2  # the sample's, then every candidate's
+
+
 def test_a_first_check_left_to_the_rule_set_reads_the_groups_once() -> None:
     """Past the wildcards a first check tries, the check is built at once: `first_verdict` is
     not asked to read the same groups again (it would decline too)."""
