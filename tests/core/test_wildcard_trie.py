@@ -108,6 +108,7 @@ def test_memos_equal_plain_searches(asks: list[tuple[str, int]], path: str) -> N
     st.sampled_from([0, 1, 64]),
     st.sampled_from([0, 10**12]),
     st.sampled_from([None, 0, 1, 2, 16]),
+    st.sampled_from([0, 10**12]),
 )
 def test_trie_equals_reference_while_it_grows(
     patterns: list[tuple[str, bool]],
@@ -116,12 +117,15 @@ def test_trie_equals_reference_while_it_grows(
     raw_walks: int,
     probe_ns: int,
     precedence_walks: int | None,
+    forward_ns: int,
 ) -> None:
     """Property: with a tiny growth budget, the trie's answer equals the reference at every check
     (raw patterns walked after the bulk tail test or split at once, pending rules, chains and their
     splits, solos, ends and `$` tails), until fully grown; whether a bulk test is deemed slow (the
     trie then answers the next checks) or not; with or without a walk by precedence first
-    (`precedence_walks`: its budget, None for a trie without it), deciding or not, waiting or not."""
+    (`precedence_walks`: its budget, None for a trie without it), deciding or not, waiting or not;
+    whether every trie check is deemed slow (`forward_ns` 0: the next check walks every rule
+    forward at once, `forward_walk`) or none is."""
     rules = [
         rule for rule in _rules(patterns) if not (rule.pattern.endswith("$") and "*" not in rule.pattern)
     ]
@@ -141,6 +145,8 @@ def test_trie_equals_reference_while_it_grows(
         mock.patch.object(_wildcards, "PRECEDENCE_WALKS", precedence_walks or 0),
         mock.patch.object(_wildcards, "PRECEDENCE_NS", 10**12),
         mock.patch.object(_wildcards, "PRECEDENCE_WAIT", 1),
+        mock.patch.object(_wildcards, "FORWARD_NS", forward_ns),
+        mock.patch.object(_wildcards, "FILTER_WAIT", 1),
     ):
         for path in paths * 6:
             assert trie.best(path, None, LastAt()) == reference_best(rules, path), path
@@ -819,3 +825,65 @@ def test_rules_that_nearly_all_match_are_decided_by_precedence() -> None:
         for _ in range(1 + 16 + 1 + 32 + 1):
             assert trie.best(path, None, LastAt()) is None
     assert tried.call_count == 3  # the first check, then after 16 and after 32 more
+
+
+@_needs_spies
+def test_rules_that_share_no_searches_are_walked_forward_at_once() -> None:
+    """1,000 rules of 5-50 random two-letter literals against a random path: after two trie
+    checks in a row deemed slow, the next checks walk every rule forward at once (`ForwardWalk`), without the
+    bulk tail test, and answer as the rules matched one by one do; a forward walk that costs more
+    than the trie's last check hands the checks back to the trie, which counts down FILTER_WAIT
+    slow checks before the walk is tried again."""
+    import random
+
+    rng = random.Random(11)
+    letters = "abcdefghij"
+    patterns = [
+        (
+            "/*" + "*".join(rng.choice(letters) + rng.choice(letters) for _ in range(rng.randint(5, 50))),
+            i % 7 == 0,
+        )
+        for i in range(1000)
+    ]
+    rules = _rules(patterns)
+    paths = ["/" + "".join(rng.choice(letters) for _ in range(rng.randint(5, 3000))) for _ in range(12)]
+    expected = [_greedy_best(rules, path) for path in paths]
+    assert any(found is not None for found in expected) and any(found is None for found in expected)
+    trie = WildcardTrie([rule.pattern for rule in rules], range(len(rules)), rules.__getitem__)
+    with (
+        mock.patch.object(_wildcards, "FORWARD_NS", 0),
+        mock.patch.object(
+            _wildcards.ForwardWalk, "matching", autospec=True, side_effect=_wildcards.ForwardWalk.matching
+        ) as walked,
+        mock.patch.object(
+            _wildcards.Tails, "passing", autospec=True, side_effect=_wildcards.Tails.passing
+        ) as bulk,
+    ):
+        for _ in range(2):  # (two trie checks in a row, each deemed slow)
+            assert trie.best(paths[0], None, LastAt()) == expected[0]
+        bulk.reset_mock()
+        for path, found in zip(paths[1:], expected[1:], strict=True):
+            trie._trie_ns = 10**12  # (the trie's last check stays dearer than any walk)
+            assert trie.best(path, None, LastAt()) == found
+        assert walked.call_count == len(paths) - 1
+        assert bulk.call_count == 0
+        trie._trie_ns = 0  # a walk dearer than the trie's last check: the trie answers next
+        walked.reset_mock()
+        for path, found in zip(paths, expected, strict=True):
+            assert trie.best(path, None, LastAt()) == found
+        assert walked.call_count == 1
+        assert 0 < trie._forward_wait < _wildcards.FILTER_WAIT  # (counting down the slow trie checks)
+
+
+def _greedy_best(rules: list[Rule], path: str) -> Rule | None:
+    """The deciding rule by RFC 9309 2.2.2 among those `glob.pattern_matches` matches one by one
+    (the regular expressions of `reference_best` would backtrack for hours on these rules)."""
+    best = None
+    for rule in rules:
+        if pattern_matches(rule.pattern, path) and (
+            best is None
+            or len(rule.pattern) > len(best.pattern)
+            or (len(rule.pattern) == len(best.pattern) and rule.allow and not best.allow)
+        ):
+            best = rule
+    return best
