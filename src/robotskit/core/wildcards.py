@@ -928,9 +928,10 @@ class WildcardTrie:
         self, path: str, best: Rule | None, memo: LastAt, passing: list[int] | None
     ) -> Rule | None:
         """`best` against the rules (those at `passing`, when the bulk tail test ran) walked
-        forward together (`ForwardWalk`), for a trie whose last check cost more than FORWARD_NS:
-        rules that share no searches (random literals) cost the trie a walk each. Back to the
-        trie when this costs more than its last check (a walk that would, the trie answers)."""
+        forward together (`ForwardWalk`), for a trie whose checks stayed over FORWARD_NS (see
+        `_trie_best`): rules that share no searches (random literals) cost the trie a walk each.
+        Back to the trie when this costs more than the trie's last check (a walk that would stop
+        there, and the trie answers)."""
         walk = self._forward
         if walk is None:  # (racing threads build equal ones)
             walk = self._forward = ForwardWalk(self._patterns)
@@ -1044,9 +1045,9 @@ class WildcardTrie:
     def _precedence_walk(self, path: str, best: Rule | None, memo: LastAt) -> tuple[Rule | None, bool]:
         """`best` against the rules in order of precedence (longest first, then by key: a rule
         set's line order), for PRECEDENCE_WALKS matches and PRECEDENCE_NS at most; and whether that
-        decided: no rule left can outrank the best found (a longer
-        rule could, or an equally long one with a lower key when the best is not an allow rule of
-        the trie). Undecided, the best is still a match (or `best`) that the rest must outrank."""
+        decided: no rule left can outrank the best found (a longer rule could, or an equally long
+        one with a lower key when the best is not an allow rule of the trie). Undecided, the best
+        is still a match (or `best`) that the rest must outrank."""
         known = self._order
         if known is None:
             lengths = list(map(len, self._patterns))
