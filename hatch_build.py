@@ -37,6 +37,7 @@ COMPILED = (
     "checker",
     "extensions",
     "first_check",
+    "forward_walk",
     "glob",
     "lexer",
     "matcher",
