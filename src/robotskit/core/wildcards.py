@@ -947,10 +947,7 @@ class WildcardTrie:
         for index in sorted(matches):
             length = len(patterns[index])
             if length > best_length or (length == best_length and keys[index] < cutoff):
-                rule = self._rule_of(keys[index])
-                if outranks(rule, best):
-                    best, best_length = rule, length
-                    cutoff = keys[index] if rule.allow else _NO_CUTOFF
+                best, best_length, cutoff = self._ranked(keys[index], length, best, best_length, cutoff)
         spent = perf_counter_ns() - started
         if spent > self._trie_ns:
             self._forward_lost()
@@ -1035,12 +1032,18 @@ class WildcardTrie:
             if (length > best_length or (length == best_length and keys[index] < cutoff)) and pattern_matches(
                 pattern, path, memo
             ):
-                key = keys[index]
-                rule = self._rule_of(key)
-                if outranks(rule, best):
-                    best, best_length = rule, length
-                    cutoff = key if rule.allow else _NO_CUTOFF
+                best, best_length, cutoff = self._ranked(keys[index], length, best, best_length, cutoff)
         return best, cutoff
+
+    def _ranked(
+        self, key: int, length: int, best: Rule | None, best_length: int, cutoff: int
+    ) -> tuple[Rule | None, int, int]:
+        """The best rule, its length and the cutoff (see `_walk_raw`) once the rule of `key`, a
+        match `length` long, is ranked against `best` (RFC 9309 2.2.2)."""
+        rule = self._rule_of(key)
+        if outranks(rule, best):
+            return rule, length, key if rule.allow else _NO_CUTOFF
+        return best, best_length, cutoff
 
     def _precedence_walk(self, path: str, best: Rule | None, memo: LastAt) -> tuple[Rule | None, bool]:
         """`best` against the rules in order of precedence (longest first, then by key: a rule
@@ -1067,13 +1070,8 @@ class WildcardTrie:
             if not walks or perf_counter_ns() > deadline:
                 return best, False
             walks -= 1
-            pattern = patterns[index]
-            if pattern_matches(pattern, path, memo):
-                key = keys[index]
-                rule = self._rule_of(key)
-                if outranks(rule, best):
-                    best, best_length = rule, length
-                    cutoff = key if rule.allow else _NO_CUTOFF
+            if pattern_matches(patterns[index], path, memo):
+                best, best_length, cutoff = self._ranked(keys[index], length, best, best_length, cutoff)
         return best, True
 
     def _best(
