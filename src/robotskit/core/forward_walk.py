@@ -27,7 +27,7 @@ from operator import add, ge, getitem, is_, itemgetter, not_
 from time import perf_counter_ns
 from typing import cast
 
-__all__ = ["ForwardWalk"]
+__all__ = ["ForwardWalk", "substrings"]
 
 # A pass that asks for at least this many literals, all of one length up to TABLE_LENGTH, reads
 # them from a table of the path's substrings of that length (made once per walk: about 1 ms for
@@ -147,13 +147,18 @@ def _one_length(column: Sequence[str | None]) -> int:
     return 0
 
 
+def substrings(path: str, length: int) -> list[str]:
+    """The path's substrings of `length` (> 0), by start: one C-level pass (a `zip` of shifted
+    copies). (Also the bulk tail test's tables, `wildcards.Tails`.)"""
+    return list(map("".join, zip(*(path[shift:] for shift in range(length)), strict=False)))  # (shortest)
+
+
 def _substring_table(path: str, size: int) -> dict[str, list[int]]:
     """Each substring of `path` of `size` characters -> where it starts, ascending, then a last
     entry past the path's end (so that a bisect past the last occurrence lands on it)."""
     table: dict[str, list[int]] = {}
     get = table.get
-    grams = map("".join, zip(*(path[shift:] for shift in range(size)), strict=False))
-    for position, gram in enumerate(grams):
+    for position, gram in enumerate(substrings(path, size)):
         found = get(gram)
         if found is None:
             table[gram] = [position]

@@ -49,6 +49,7 @@ from time import perf_counter_ns
 from typing import cast
 
 from robotskit.core.forward_walk import ForwardWalk
+from robotskit.core.forward_walk import substrings as _substrings
 from robotskit.core.glob import (
     TAIL_AFTER,
     last_at,
@@ -608,11 +609,6 @@ def _last_before(literals: list[str], bounds: list[int], path: str, position: in
         else path.rfind(literal, position, bound)
         for literal, bound in zip(literals, bounds, strict=True)
     ]
-
-
-def _substrings(path: str, length: int) -> list[str]:
-    """The path's substrings of `length` (> 0), by start: one C-level pass (a `zip` of shifted copies)."""
-    return list(map("".join, zip(*(path[shift:] for shift in range(length)), strict=False)))  # (shortest)
 
 
 def _first_ends(
